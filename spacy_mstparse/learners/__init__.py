@@ -1,0 +1,25 @@
+"""Online learners for MST dependency parsing, on a scaled, lazily averaged
+weight table: averaged perceptron and MIRA (McDonald et al. 2005), PA / PA-I /
+PA-II (Crammer et al. 2006; Nguyen et al. 2007) and Pegasos-DP
+(Shalev-Shwartz et al. 2007; Lee et al. 2010).
+
+The config functions live in ``spacy_mstparse.learners.registry`` (imported on
+demand, since it imports spaCy).
+"""
+from .mira import MIRA, single_constraint_tau
+from .passive_aggressive import PassiveAggressive, pa_tau
+from .pegasos import Pegasos
+from .perceptron import Perceptron
+from .sparse import sparse_difference
+from .weight_table import WeightTable
+
+__all__ = [
+    "WeightTable",
+    "Perceptron",
+    "MIRA",
+    "PassiveAggressive",
+    "Pegasos",
+    "sparse_difference",
+    "single_constraint_tau",
+    "pa_tau",
+]

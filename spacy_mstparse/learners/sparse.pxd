@@ -1,0 +1,1 @@
+cdef double sparse_sq_norm(const double[:] val) noexcept nogil

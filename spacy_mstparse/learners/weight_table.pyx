@@ -1,0 +1,336 @@
+"""Scaled, lazily averaged weight table shared by all online learners.
+
+The weights are stored as ``w = scale * v`` so that multiplying the whole
+vector by a constant (Pegasos' shrink and projection steps, Shalev-Shwartz et
+al. 2007 / Lee et al. 2010) costs O(1). The averaged weights used for
+prediction (McDonald et al. 2005, Figure 3; Collins 2002) are the mean of ``w``
+over all "ticks" (one tick per learning step). They are kept with the usual
+lazy-update trick, extended to the scale factor:
+
+    S           = sum of the scale s over the ticks ("cum_scale"; restarts
+                  from 0 at each renormalisation, see below)
+    acc[f]      = sum of w[f] over the ticks up to the time stamp[f]
+    stamp[f]    = value of S when bucket f was last flushed
+
+Between two touches of bucket f, v[f] is constant, so the ticks in between
+contribute ``v[f] * (S_now - stamp[f])`` to the sum of w[f]. A bucket is
+flushed (``acc[f] += v[f] * (S - stamp[f]); stamp[f] = S``) just before v[f]
+changes, which keeps every update O(number of touched buckets).
+
+Two rare operations are O(table): ``scale_by(0)`` (all weights become 0; the
+accumulated average is preserved) and renormalisation, when |s| leaves
+[1e-6, 1e6]: every non-zero bucket is flushed, ``v *= s``, ``s = 1`` and the
+time origin is moved (``S = 0``, flushed stamps = 0), so ``cum_scale`` is the
+sum of s over the ticks since the last renormalisation. ||v||^2 is recomputed
+exactly at that point, which also removes the rounding drift of its
+incremental updates.
+
+Why 1e-6: a tick of scale s is stored as an increment of S, with absolute
+error ~eps * S, i.e. a relative error ~eps * S / s on that tick's w. With
+float64 S this stays negligible only while s is not tiny compared with S
+(~1 after a renormalisation); the float32 range of v would allow much smaller
+s. In Pegasos the product of the shrink and projection factors falls fast only
+while eta_t ||x|| is much larger than the radius 1/sqrt(lam) (the first
+~||x|| / sqrt(lam) steps), and like 1/t afterwards, so renormalisations are
+frequent early in training and very rare later.
+"""
+from libc.math cimport fabs, isfinite
+from libc.stdint cimport uint64_t
+
+import numpy as np
+
+# Renormalise when |scale| leaves [RENORM_LOW, RENORM_HIGH].
+RENORM_LOW = 1e-6
+RENORM_HIGH = 1e6
+cdef double _RENORM_LOW = RENORM_LOW
+cdef double _RENORM_HIGH = RENORM_HIGH
+
+
+def _rebuild_weight_table(v, acc, stamp, double scale, double cum_scale,
+                          long long n_ticks, double sq_norm_v):
+    """Unpickling helper (see WeightTable.__reduce__)."""
+    cdef WeightTable table = WeightTable.__new__(WeightTable)
+    table.set_state(
+        {"v": v, "acc": acc, "stamp": stamp, "scale": scale,
+         "cum_scale": cum_scale, "n_ticks": n_ticks, "sq_norm_v": sq_norm_v},
+        copy=False,
+    )
+    return table
+
+
+cdef class WeightTable:
+    """w = scale * v over ``n_buckets`` float32 weights, with lazy averaging.
+
+    Attributes (read-only from Python): ``n_buckets``, ``scale``,
+    ``cum_scale``, ``n_ticks``, ``sq_norm_v``; the table's own numpy arrays
+    ``v`` (float32), ``acc`` and ``stamp`` (float64), not copies: read them
+    (e.g. score arcs as ``scale * v[ids].sum()``) but do not write to them.
+    """
+
+    def __init__(self, Py_ssize_t n_buckets):
+        if n_buckets <= 0:
+            raise ValueError(f"n_buckets must be positive, got {n_buckets}")
+        self._bind(
+            np.zeros(n_buckets, dtype=np.float32),
+            np.zeros(n_buckets, dtype=np.float64),
+            np.zeros(n_buckets, dtype=np.float64),
+        )
+        self.scale = 1.0
+        self.cum_scale = 0.0
+        self.n_ticks = 0
+        self.sq_norm_v = 0.0
+
+    cdef void _bind(self, object v, object acc, object stamp):
+        self._v_arr = v
+        self._acc_arr = acc
+        self._stamp_arr = stamp
+        self._v = v
+        self._acc = acc
+        self._stamp = stamp
+        self.n_buckets = v.shape[0]
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def v(self):
+        return self._v_arr
+
+    @property
+    def acc(self):
+        return self._acc_arr
+
+    @property
+    def stamp(self):
+        return self._stamp_arr
+
+    def get_state(self):
+        """Plain numpy arrays (the table's own arrays, not copies) and scalars."""
+        return {
+            "v": self._v_arr,
+            "acc": self._acc_arr,
+            "stamp": self._stamp_arr,
+            "scale": float(self.scale),
+            "cum_scale": float(self.cum_scale),
+            "n_ticks": int(self.n_ticks),
+            "sq_norm_v": float(self.sq_norm_v),
+        }
+
+    def set_state(self, dict state, bint copy=True):
+        """Restore from a ``get_state()`` dict. Arrays are copied unless copy=False."""
+        arrays = []
+        for key, dtype in (("v", np.float32), ("acc", np.float64), ("stamp", np.float64)):
+            arr = np.array(state[key], dtype=dtype) if copy else state[key]
+            # Copies only if needed (dtype, contiguity, read-only buffers).
+            arrays.append(np.require(arr, dtype=dtype, requirements=["C", "W"]))
+        v, acc, stamp = arrays
+        if v.ndim != 1 or acc.shape != v.shape or stamp.shape != v.shape:
+            raise ValueError("v, acc and stamp must be 1-d arrays of the same length")
+        if v.shape[0] == 0:
+            raise ValueError("empty weight table")
+        scale = float(state["scale"])
+        n_ticks = int(state["n_ticks"])
+        if not (np.isfinite(scale) and scale != 0.0):
+            raise ValueError(f"invalid scale {scale}")
+        if n_ticks < 0:
+            raise ValueError(f"invalid n_ticks {n_ticks}")
+        self._bind(v, acc, stamp)
+        self.scale = scale
+        self.cum_scale = float(state["cum_scale"])
+        self.n_ticks = n_ticks
+        if "sq_norm_v" in state:
+            self.sq_norm_v = float(state["sq_norm_v"])
+        else:
+            self.sq_norm_v = float(np.dot(v.astype(np.float64), v.astype(np.float64)))
+
+    def __reduce__(self):
+        return (
+            _rebuild_weight_table,
+            (self._v_arr, self._acc_arr, self._stamp_arr, self.scale,
+             self.cum_scale, self.n_ticks, self.sq_norm_v),
+        )
+
+    # ------------------------------------------------------- C-level helpers
+
+    cdef double dot_ptr(self, const uint64_t* idx, const double* val,
+                        Py_ssize_t n) noexcept nogil:
+        cdef double total = 0.0
+        cdef Py_ssize_t i
+        for i in range(n):
+            total += self._v[idx[i]] * val[i]
+        return total * self.scale
+
+    cdef double sum_ids(self, const uint64_t* ids, Py_ssize_t n) noexcept nogil:
+        """Score of a list of (possibly repeated) feature ids with value 1."""
+        cdef double total = 0.0
+        cdef Py_ssize_t i
+        for i in range(n):
+            total += self._v[ids[i]]
+        return total * self.scale
+
+    cdef void add_ptr(self, const uint64_t* idx, const double* val, Py_ssize_t n,
+                      double step) noexcept nogil:
+        """w += step * x without bounds checks (repeated indices add up)."""
+        cdef double factor = step / self.scale
+        cdef double S = self.cum_scale
+        cdef double dsq = 0.0
+        cdef double old, new
+        cdef float new32
+        cdef Py_ssize_t i
+        cdef uint64_t f
+        for i in range(n):
+            f = idx[i]
+            old = self._v[f]
+            self._acc[f] += old * (S - self._stamp[f])
+            self._stamp[f] = S
+            new32 = <float>(old + factor * val[i])
+            new = new32
+            self._v[f] = new32
+            dsq += new * new - old * old
+        self.sq_norm_v += dsq
+        if self.sq_norm_v < 0.0:
+            self.sq_norm_v = 0.0
+
+    cdef void _flush_all(self) noexcept nogil:
+        cdef Py_ssize_t f
+        cdef double S = self.cum_scale
+        for f in range(self.n_buckets):
+            # A zero bucket adds nothing to the sum, and add() re-stamps it
+            # before it becomes non-zero: untouched buckets stay untouched.
+            if self._v[f] != 0.0 and self._stamp[f] != S:
+                self._acc[f] += self._v[f] * (S - self._stamp[f])
+                self._stamp[f] = S
+
+    cdef void _renormalize(self) noexcept nogil:
+        """O(table): flush, fold the scale into v (s = 1), restart S from 0."""
+        cdef Py_ssize_t f
+        cdef double s = self.scale
+        cdef double S = self.cum_scale
+        cdef double sq = 0.0
+        cdef float x
+        for f in range(self.n_buckets):
+            if self._v[f] != 0.0:
+                self._acc[f] += self._v[f] * (S - self._stamp[f])
+                self._stamp[f] = 0.0
+                x = <float>(self._v[f] * s)
+                self._v[f] = x
+                sq += (<double>x) * x
+        # Zero buckets keep stale stamps: harmless, add() re-stamps a bucket
+        # before it becomes non-zero and v * (S - stamp) = 0 meanwhile.
+        self.scale = 1.0
+        self.cum_scale = 0.0
+        self.sq_norm_v = sq
+
+    # ------------------------------------------------------------- public API
+
+    cpdef double dot(self, const uint64_t[:] idx, const double[:] val) except? -1.0:
+        """Current w . x for a sparse x = (idx, val)."""
+        cdef Py_ssize_t n = idx.shape[0]
+        cdef Py_ssize_t i
+        cdef double total = 0.0
+        cdef uint64_t nb = <uint64_t>self.n_buckets
+        cdef bint bad = False
+        if val.shape[0] != n:
+            raise ValueError(f"idx and val differ in length ({n} != {val.shape[0]})")
+        with nogil:
+            for i in range(n):
+                if idx[i] >= nb:
+                    bad = True
+                    break
+                total += self._v[idx[i]] * val[i]
+        if bad:
+            raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
+        return total * self.scale
+
+    cpdef void add(self, const uint64_t[:] idx, const double[:] val, double step) except *:
+        """w += step * x (v += step/s * x), flushing the touched accumulators first.
+
+        Feature vectors are normally sorted unique; a repeated index is simply
+        added twice. Raises IndexError (before changing anything) if an index
+        is >= n_buckets.
+        """
+        cdef Py_ssize_t n = idx.shape[0]
+        cdef Py_ssize_t i
+        cdef uint64_t nb = <uint64_t>self.n_buckets
+        cdef uint64_t f
+        cdef bint bad = False
+        cdef double factor, old, new, dsq = 0.0
+        cdef double S = self.cum_scale
+        cdef float new32
+        if val.shape[0] != n:
+            raise ValueError(f"idx and val differ in length ({n} != {val.shape[0]})")
+        with nogil:
+            for i in range(n):
+                if idx[i] >= nb:
+                    bad = True
+                    break
+        if bad:
+            raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
+        if step == 0.0:
+            return
+        factor = step / self.scale
+        with nogil:
+            for i in range(n):
+                f = idx[i]
+                old = self._v[f]
+                self._acc[f] += old * (S - self._stamp[f])
+                self._stamp[f] = S
+                new32 = <float>(old + factor * val[i])
+                new = new32
+                self._v[f] = new32
+                dsq += new * new - old * old
+        self.sq_norm_v += dsq
+        if self.sq_norm_v < 0.0:
+            self.sq_norm_v = 0.0
+
+    cpdef void scale_by(self, double factor) except *:
+        """w *= factor in O(1) (O(table) if factor == 0 or on renormalisation)."""
+        if not isfinite(factor):
+            raise ValueError(f"scale factor must be finite, got {factor}")
+        if factor == 1.0:
+            return
+        if factor == 0.0:
+            # w becomes 0. Keep the history of the average: flush, then zero v.
+            with nogil:
+                self._flush_all()
+            self._v_arr.fill(0.0)
+            self.scale = 1.0
+            self.cum_scale = 0.0   # all v = 0: stamps are irrelevant (see _renormalize)
+            self.sq_norm_v = 0.0
+            return
+        self.scale *= factor
+        if fabs(self.scale) < _RENORM_LOW or fabs(self.scale) > _RENORM_HIGH:
+            with nogil:
+                self._renormalize()
+
+    def renormalize(self):
+        """Force the O(table) renormalisation (v *= s, s = 1)."""
+        with nogil:
+            self._renormalize()
+
+    cpdef void tick(self) noexcept:
+        """End one averaging step: the current w is added to the running sum."""
+        self.cum_scale += self.scale
+        self.n_ticks += 1
+
+    cpdef double sq_norm(self) noexcept:
+        """||w||^2 = s^2 ||v||^2 (O(1))."""
+        return self.scale * self.scale * self.sq_norm_v
+
+    def current(self):
+        """The current weights s * v as a new float32 array (O(table))."""
+        return (self._v_arr.astype(np.float64) * self.scale).astype(np.float32)
+
+    def averaged(self):
+        """The averaged weights (1/n_ticks) sum_ticks w as a float32 array (O(table)).
+
+        Equals ``current()`` before the first tick. Does not modify the table.
+        """
+        if self.n_ticks == 0:
+            return self.current()
+        total = self._acc_arr + self._v_arr * (self.cum_scale - self._stamp_arr)
+        total /= self.n_ticks
+        return total.astype(np.float32)
+
+    def __repr__(self):
+        return (f"WeightTable(n_buckets={self.n_buckets}, scale={self.scale:g}, "
+                f"n_ticks={self.n_ticks})")
