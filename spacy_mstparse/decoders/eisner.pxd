@@ -1,0 +1,9 @@
+# First-order projective decoding (Eisner 1996, as used by McDonald, Crammer &
+# Pereira 2005). C-level API for other Cython modules; see eisner.pyx.
+#
+# scores: row-major (n+1) x (n+1), scores[h*(n+1)+c] = score of arc h -> c,
+#         index 0 = artificial root (column 0 and the diagonal are never read).
+# heads:  length n+1, receives the tree; heads[0] = -1.
+# Returns 0 on success, -1 on allocation failure (or n < 0).
+cdef int eisner_decode(const float* scores, int n, int* heads,
+                       bint single_root) noexcept nogil
