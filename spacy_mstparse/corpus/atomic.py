@@ -1,0 +1,43 @@
+"""Atomic file writes: write to a temporary file next to the target, then
+rename it over the target, so that a reader never sees a half-written file and
+a failure leaves any previous file untouched.
+"""
+import os
+import tempfile
+from pathlib import Path
+from typing import Union
+
+
+def _default_mode() -> int:
+    """Permissions a newly created file would get under the current umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write_bytes(path: Union[str, Path], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (the parent folder is created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else _default_mode()
+    fd, tmp_name = tempfile.mkstemp(
+        dir=str(path.parent), prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(fd, "wb") as file_:
+            file_.write(data)
+            file_.flush()
+            os.fsync(file_.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Union[str, Path], text: str, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` atomically (UTF-8, ``\\n`` line ends)."""
+    atomic_write_bytes(path, text.encode(encoding))

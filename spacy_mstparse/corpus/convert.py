@@ -1,0 +1,47 @@
+"""Convert a CoNLL-U / CoNLL-X treebank to a spaCy ``.spacy`` (DocBin) file.
+
+The whole input is read and validated before anything is written, and the
+output is written atomically: a malformed input raises ``ConllFormatError``
+and leaves no (partial) output file behind.
+"""
+from pathlib import Path
+from typing import Dict, Union
+
+import spacy
+from spacy.tokens import DocBin
+from wasabi import msg
+
+from .atomic import atomic_write_bytes
+from .conll import read_conll, sentence_bounds
+
+
+def convert(
+    input_path: Union[str, Path],
+    output_path: Union[str, Path],
+    format: str = "conllu",
+    n_sents: int = 1,
+    vocab_lang: str = "xx",
+) -> Dict[str, int]:
+    """Read ``input_path`` (``format`` "conllu" or "conllx"), group
+    ``n_sents`` sentences per Doc and write a DocBin (with user_data, so that
+    comments, multiword tokens, empty nodes, DEPS and MISC survive) to
+    ``output_path``. Prints and returns the counts of docs, sentences and
+    words."""
+    output_path = Path(output_path)
+    vocab = spacy.blank(vocab_lang).vocab
+    docs = list(read_conll(input_path, vocab, format=format, n_sents=n_sents))
+    n_sentences = 0
+    n_words = 0
+    doc_bin = DocBin(store_user_data=True)
+    for doc in docs:
+        n_sentences += len(sentence_bounds(doc))
+        n_words += len(doc)
+        doc_bin.add(doc)
+    atomic_write_bytes(output_path, doc_bin.to_bytes())
+    if output_path.suffix != ".spacy":
+        msg.warn(f"{output_path}: spaCy's corpus readers only read files ending in .spacy")
+    msg.good(
+        f"Converted {input_path} ({format}): {len(docs)} docs, {n_sentences} sentences, "
+        f"{n_words} words -> {output_path}"
+    )
+    return {"docs": len(docs), "sentences": n_sentences, "words": n_words}
