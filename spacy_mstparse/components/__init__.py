@@ -1,0 +1,1 @@
+"""The spaCy pipeline components of spacy-mstparse."""

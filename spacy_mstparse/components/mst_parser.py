@@ -1,0 +1,582 @@
+"""The ``mst_parser`` pipeline component: graph-based dependency parsing.
+
+Edge-factored maximum spanning tree parsing as in McDonald, Crammer & Pereira
+(2005): hashed first-order arc features, Eisner (projective) or
+Chu-Liu-Edmonds (non-projective, one root word) decoding, trained online by a
+registered learner (perceptron, MIRA, PA / PA-I / PA-II, Pegasos-DP). A
+second-stage labeler (McDonald et al. 2006) gives each predicted arc its
+dependency label.
+
+What it reads: the words, the tag column(s) of the feature config (UPOS in
+``token.pos``, XPOS in ``token.tag``) and optionally ``token.morph`` of the
+docs it parses; in ``spacy train`` these come either from gold annotation
+copied by ``spacy_mstparse.GoldAnnotationsCorpus.v1`` or from taggers earlier
+in the pipeline (``annotating_components``).
+
+Sentences: it parses each sentence of ``doc.sents`` when sentence boundaries
+are set. Otherwise it falls back to splitting after sentence-final
+punctuation (``.``, ``!``, ``?``, ``...``). Either way a "sentence" longer
+than ``max_sentence_length`` words is parsed in consecutive chunks of that
+length, so decoding is never cubic over a whole long document; each chunk
+becomes a sentence with its own root.
+
+Training uses the reference (gold) sentences and needs the predicted and
+reference docs to have the same tokenization.
+"""
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+import numpy
+import srsly
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.util import SimpleFrozenList, ensure_path, minibatch
+from spacy.vocab import Vocab
+
+from .. import __version__
+from ..decoders import chu_liu_edmonds, eisner
+from ..decoders.trees import is_projective
+from ..features.doc_arrays import SentenceEncoder
+from ..features.registry import FeatureConfig
+from ..labeler.arc_labeler import ArcLabeler
+from ..learners import WeightTable, sparse_difference
+from ..scoring import score_parse
+
+# Importing the registries makes @mst_learners / @mst_features resolvable.
+from ..features import registry as _feature_registry  # noqa: F401
+from ..learners import registry as _learner_registry  # noqa: F401
+
+FORMAT_VERSION = 1
+DECODERS = {"eisner": eisner, "chu_liu_edmonds": chu_liu_edmonds}
+SENTENCE_FINAL = frozenset([".", "!", "?", "...", "…", "!!", "??", "?!", "!?"])
+
+DEFAULT_CONFIG = {
+    "decoder": "eisner",
+    "learner": {
+        "@mst_learners": "spacy_mstparse.PassiveAggressive.v1",
+        "variant": "PA-I",
+        "C": 0.05,
+    },
+    "features": {
+        "@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+        "tag_columns": "upos",
+        "use_morph": False,
+        "n_buckets": 2**22,
+    },
+    "label_buckets": 2**17,
+    "max_sentence_length": 250,
+    "nonprojective_threshold": 0.1,
+    "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
+}
+
+
+@Language.factory(
+    "mst_parser",
+    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
+    default_config=DEFAULT_CONFIG,
+    default_score_weights={
+        "dep_uas": 0.5,
+        "dep_las": 0.5,
+        "dep_las_per_type": None,
+        "dep_uas_with_punct": None,
+        "dep_las_with_punct": None,
+        "sents_p": None,
+        "sents_r": None,
+        "sents_f": None,
+    },
+)
+def make_mst_parser(
+    nlp: Language,
+    name: str,
+    decoder: str,
+    learner,
+    features: FeatureConfig,
+    label_buckets: int,
+    max_sentence_length: int,
+    nonprojective_threshold: float,
+    scorer: Optional[Callable],
+):
+    """Graph-based dependency parser.
+
+    decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
+        "auto" (chosen at initialization: Chu-Liu-Edmonds when more than
+        ``nonprojective_threshold`` of the training trees are non-projective).
+    learner: a learner from the ``mst_learners`` registry.
+    features: a feature set from the ``mst_features`` registry.
+    label_buckets: rows of the labeler's hashed weight table (a power of two).
+    max_sentence_length: longest word sequence decoded as one tree.
+    """
+    return MSTParser(
+        nlp.vocab,
+        name,
+        decoder=decoder,
+        learner=learner,
+        features=features,
+        label_buckets=label_buckets,
+        max_sentence_length=max_sentence_length,
+        nonprojective_threshold=nonprojective_threshold,
+        scorer=scorer,
+    )
+
+
+class MSTParser(Pipe):
+    """Graph-based (maximum spanning tree) dependency parser with a labeler."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        name: str = "mst_parser",
+        *,
+        decoder: str = "eisner",
+        learner=None,
+        features: Optional[FeatureConfig] = None,
+        label_buckets: int = 2**17,
+        max_sentence_length: int = 250,
+        nonprojective_threshold: float = 0.1,
+        scorer: Optional[Callable] = score_parse,
+    ):
+        if decoder not in (*DECODERS, "auto"):
+            raise ValueError(
+                f"[{name}] decoder must be 'eisner', 'chu_liu_edmonds' or 'auto', got {decoder!r}"
+            )
+        if max_sentence_length < 1:
+            raise ValueError(f"[{name}] max_sentence_length must be >= 1")
+        if learner is None:
+            from ..learners import PassiveAggressive
+
+            learner = PassiveAggressive("PA-I", 0.05)
+        if features is None:
+            features = FeatureConfig("upos", False, 2**22)
+        self.vocab = vocab
+        self.name = name
+        self.learner = learner
+        self.features = features
+        self.encoder = SentenceEncoder(vocab, features.tag_columns, features.use_morph)
+        self.scorer = scorer
+        self.cfg = {
+            "decoder": decoder,
+            "resolved_decoder": None if decoder == "auto" else decoder,
+            "labels": [],
+            "root_label": None,
+            "label_buckets": int(label_buckets),
+            "max_sentence_length": int(max_sentence_length),
+            "nonprojective_threshold": float(nonprojective_threshold),
+        }
+        self.labeler: Optional[ArcLabeler] = None
+        self.arc_table: Optional[WeightTable] = None
+        self.label_table: Optional[WeightTable] = None
+        self._weights: Optional[Tuple[numpy.ndarray, numpy.ndarray]] = None
+        self._warned = set()
+
+    # -- labels -----------------------------------------------------------
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.cfg["labels"])
+
+    @property
+    def decoder(self) -> str:
+        return self.cfg["resolved_decoder"] or self.cfg["decoder"]
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError(
+            f"[{self.name}] labels are collected by initialize(); pass them with "
+            "[initialize.components.mst_parser.labels] instead of add_label"
+        )
+
+    # -- set-up -------------------------------------------------------------
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[List[str]] = None,
+    ) -> None:
+        """Collect the labels and the root label from the training data, pick
+        the decoder when it is "auto", and allocate fresh weight tables."""
+        validate_get_examples(get_examples, "MSTParser.initialize")
+        label_counts: Counter = Counter()
+        root_counts: Counter = Counter()
+        n_trees = n_nonproj = 0
+        for eg in get_examples():
+            for _, heads, deps in self._gold_sentences(eg):
+                n_trees += 1
+                if not is_projective(heads):
+                    n_nonproj += 1
+                for c in range(1, len(heads)):
+                    if deps[c]:
+                        label_counts[deps[c]] += 1
+                        if heads[c] == 0:
+                            root_counts[deps[c]] += 1
+        if labels is not None:
+            label_list = sorted(set(labels))
+        else:
+            label_list = sorted(label_counts)
+        if not label_list:
+            raise ValueError(
+                f"[{self.name}] no dependency labels found in the training examples: "
+                "the reference docs need heads and deps (is the training corpus parsed?)"
+            )
+        self.cfg["labels"] = label_list
+        self.cfg["root_label"] = root_counts.most_common(1)[0][0] if root_counts else None
+        if self.cfg["decoder"] == "auto":
+            share = n_nonproj / n_trees if n_trees else 0.0
+            chosen = (
+                "chu_liu_edmonds" if share > self.cfg["nonprojective_threshold"] else "eisner"
+            )
+            self.cfg["resolved_decoder"] = chosen
+            self.cfg["nonprojective_share"] = share
+        self._new_tables()
+
+    def _new_tables(self) -> None:
+        """Fresh labeler and zero weight tables (training starts here)."""
+        n_labels = len(self.cfg["labels"])
+        self.labeler = ArcLabeler(self.cfg["label_buckets"], n_labels, self.features.use_morph)
+        self.arc_table = WeightTable(self.features.n_buckets)
+        self.label_table = WeightTable(self.labeler.n_weights)
+        self._weights = None
+
+    def _require_initialized(self) -> None:
+        if self.labeler is None:
+            raise ValueError(
+                f"[{self.name}] the component is not initialized: call nlp.initialize() "
+                "or load a trained pipeline before parsing"
+            )
+
+    def _require_tables(self) -> None:
+        """Training state. A loaded pipeline ships only its final weights;
+        training it further warm-starts from them."""
+        self._require_initialized()
+        if self.arc_table is None:
+            self.arc_table = _warm_table(self._weights[0])
+            self.label_table = _warm_table(self._weights[1])
+
+    # -- gold data --------------------------------------------------------
+    def _gold_sentences(self, eg: Example):
+        """Yield (sentence start, gold heads, gold labels) for each reference
+        sentence, heads/labels indexed 0..n with the root at 0.
+
+        Sentences with missing or inconsistent gold annotation are skipped with
+        a warning (counted, never silently)."""
+        ref = eg.reference
+        if not ref.has_annotation("DEP"):
+            return
+        if len(eg.predicted) != len(ref) or any(
+            p.text != r.text for p, r in zip(eg.predicted, ref)
+        ):
+            self._warn_once(
+                "tokenization",
+                f"[{self.name}] skipping training documents whose tokenization differs from "
+                "the reference: mst_parser trains on gold-tokenized text",
+            )
+            return
+        for sent in ref.sents:
+            start, end = sent.start, sent.end
+            n = end - start
+            heads = numpy.full(n + 1, -1, dtype="int32")
+            deps: List[Optional[str]] = [None] * (n + 1)
+            ok = True
+            for i, token in enumerate(sent, 1):
+                if not token.has_head():
+                    ok = False
+                    break
+                h = token.head.i
+                if h == token.i:
+                    heads[i] = 0
+                elif start <= h < end:
+                    heads[i] = h - start + 1
+                else:
+                    ok = False
+                    break
+                deps[i] = token.dep_ or None
+            if not ok:
+                self._warn_once(
+                    "partial",
+                    f"[{self.name}] skipping gold sentences with missing heads or heads "
+                    "outside the sentence",
+                )
+                continue
+            yield start, heads, deps
+
+    # -- training ---------------------------------------------------------
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd=None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """Train on a batch of examples, one online step per sentence (or per
+        ``learner.batch_size`` sentences). The loss is the number of words whose
+        predicted head was wrong before the update."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        validate_examples(examples, "MSTParser.update")
+        self._require_tables()
+        label_ids = {label: i for i, label in enumerate(self.cfg["labels"])}
+        root_label = label_ids.get(self.cfg["root_label"], -1)
+        pending = []
+        for eg in examples:
+            gold = list(self._gold_sentences(eg))
+            if not gold:
+                continue
+            self._check_tags(eg.predicted)
+            bounds = [(start, start + len(heads) - 1) for start, heads, _ in gold]
+            sentences = self.encoder.encode(eg.predicted, bounds)
+            for sentence, (_, heads, deps) in zip(sentences, gold):
+                labels = numpy.array(
+                    [-1] + [label_ids.get(d, -1) if d else -1 for d in deps[1:]], dtype="int32"
+                )
+                pending.append((sentence, heads, labels))
+                if len(pending) == self.learner.batch_size:
+                    losses[self.name] += self._train_batch(pending, root_label)
+                    pending = []
+        if pending:
+            losses[self.name] += self._train_batch(pending, root_label)
+        self._weights = None
+        return losses
+
+    def _train_batch(self, batch, root_label: int) -> float:
+        first_order = self.features.first_order
+        decode = DECODERS[self.decoder]
+        arc_w = self.arc_table.v
+        scale = self.arc_table.scale
+        steps = []
+        n_wrong_total = 0
+        for sentence, heads, labels in batch:
+            scores = first_order.score(sentence, arc_w, scale)
+            if self.learner.loss_augmented:
+                n = len(heads) - 1
+                scores += 1.0
+                scores[heads[1:], numpy.arange(1, n + 1)] -= 1.0
+            predicted = decode(scores)
+            n_wrong = int(numpy.count_nonzero(predicted[1:] != heads[1:]))
+            n_wrong_total += n_wrong
+            if n_wrong:
+                idx, val = sparse_difference(
+                    first_order.tree_features(sentence, heads),
+                    first_order.tree_features(sentence, predicted),
+                )
+            else:
+                idx, val = numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64")
+            steps.append((idx, val, n_wrong))
+            # Second stage: the labeler learns on the gold tree (averaged
+            # multi-class perceptron).
+            guess = self.labeler.predict(
+                sentence, heads, self.label_table.v, root_label, self.label_table.scale
+            )
+            lidx, lval, _ = self.labeler.update_vector(sentence, heads, labels, guess)
+            if lidx.shape[0]:
+                self.label_table.add(lidx, lval, 1.0)
+            self.label_table.tick()
+        self.learner.step(self.arc_table, steps)
+        return float(n_wrong_total)
+
+    def finish_update(self, sgd) -> None:
+        # The learners update the weights themselves; nothing to do.
+        pass
+
+    # -- prediction -------------------------------------------------------
+    def _prediction_weights(self) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """Averaged weights (the learner's choice for Pegasos), computed once
+        after each round of updates: O(table size), never per update."""
+        if self._weights is None:
+            self._require_initialized()
+            if getattr(self.learner, "averaged", True):
+                arc = self.arc_table.averaged()
+            else:
+                arc = self.arc_table.current()
+            self._weights = (
+                numpy.ascontiguousarray(arc, dtype="float32"),
+                numpy.ascontiguousarray(self.label_table.averaged(), dtype="float32"),
+            )
+        return self._weights
+
+    def sentence_bounds(self, doc: Doc) -> List[Tuple[int, int]]:
+        """The (start, end) word ranges parsed as separate trees."""
+        if len(doc) == 0:
+            return []
+        if doc.has_annotation("SENT_START"):
+            spans = [(s.start, s.end) for s in doc.sents]
+        else:
+            spans = []
+            start = 0
+            for token in doc:
+                if token.text in SENTENCE_FINAL and not (
+                    token.i + 1 < len(doc) and doc[token.i + 1].text in SENTENCE_FINAL
+                ):
+                    spans.append((start, token.i + 1))
+                    start = token.i + 1
+            if start < len(doc):
+                spans.append((start, len(doc)))
+        limit = self.cfg["max_sentence_length"]
+        bounds = []
+        for start, end in spans:
+            for chunk_start in range(start, end, limit):
+                bounds.append((chunk_start, min(end, chunk_start + limit)))
+        return bounds
+
+    def predict(self, docs: Iterable[Doc]):
+        """Heads and label ids for every sentence of every doc."""
+        arc_w, label_w = self._prediction_weights()
+        first_order = self.features.first_order
+        decode = DECODERS[self.decoder]
+        root_label = (
+            self.cfg["labels"].index(self.cfg["root_label"])
+            if self.cfg["root_label"] in self.cfg["labels"]
+            else -1
+        )
+        results = []
+        for doc in docs:
+            bounds = self.sentence_bounds(doc)
+            if bounds:
+                self._check_tags(doc)
+            parses = []
+            for sentence in self.encoder.encode(doc, bounds):
+                heads = decode(first_order.score(sentence, arc_w))
+                labels = self.labeler.predict(sentence, heads, label_w, root_label)
+                parses.append((heads, labels))
+            results.append((bounds, parses))
+        return results
+
+    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+        labels = self.cfg["labels"]
+        for doc, (bounds, parses) in zip(docs, predictions):
+            if not bounds:
+                continue
+            heads = numpy.arange(len(doc), dtype="int64")
+            deps = [""] * len(doc)
+            for (start, end), (sent_heads, sent_labels) in zip(bounds, parses):
+                for c in range(1, end - start + 1):
+                    i = start + c - 1
+                    h = int(sent_heads[c])
+                    heads[i] = i if h == 0 else start + h - 1
+                    deps[i] = labels[sent_labels[c]] if sent_labels[c] >= 0 else ""
+            array = numpy.zeros((len(doc), 2), dtype="uint64")
+            array[:, 0] = (heads - numpy.arange(len(doc))).astype("uint64")
+            array[:, 1] = [self.vocab.strings.add(d) for d in deps]
+            doc.from_array(["HEAD", "DEP"], array)
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc], self.predict([doc]))
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
+        for batch in minibatch(stream, size=batch_size):
+            self.set_annotations(batch, self.predict(batch))
+            yield from batch
+
+    def _check_tags(self, doc: Doc) -> None:
+        needed = {"upos": ("POS",), "xpos": ("TAG",), "both": ("POS", "TAG")}
+        for attr in needed[self.features.tag_columns]:
+            if not doc.has_annotation(attr):
+                self._warn_once(
+                    attr,
+                    f"[{self.name}] docs have no {attr} annotation but the parser's features "
+                    f"read it (tag_columns={self.features.tag_columns!r}). Add a tagger "
+                    "before the parser, or train with spacy_mstparse.GoldAnnotationsCorpus.v1.",
+                )
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message)
+
+    # -- scoring ------------------------------------------------------------
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:
+        validate_examples(examples, "MSTParser.score")
+        return self.scorer(examples, **kwargs)
+
+    # -- serialization ------------------------------------------------------
+    def _serial_cfg(self) -> dict:
+        return {
+            **self.cfg,
+            "features": self.features.to_dict(),
+            "format_version": FORMAT_VERSION,
+            "spacy_mstparse_version": __version__,
+        }
+
+    def _load_cfg(self, cfg: dict, where: str) -> None:
+        version = cfg.get("format_version")
+        if version != FORMAT_VERSION:
+            raise ValueError(
+                f"[{self.name}] {where} was saved by spacy-mstparse "
+                f"{cfg.get('spacy_mstparse_version', '?')} in model format {version}; this "
+                f"is spacy-mstparse {__version__}, which reads format {FORMAT_VERSION}. "
+                "Retrain the pipeline or install the matching spacy-mstparse version."
+            )
+        saved = cfg.get("features", {})
+        if saved and saved != self.features.to_dict():
+            raise ValueError(
+                f"[{self.name}] {where} was trained with features {saved} but the config "
+                f"asks for {self.features.to_dict()}"
+            )
+        for key in self.cfg:
+            if key in cfg:
+                self.cfg[key] = cfg[key]
+        if "nonprojective_share" in cfg:
+            self.cfg["nonprojective_share"] = cfg["nonprojective_share"]
+
+    def to_bytes(self, *, exclude=SimpleFrozenList()) -> bytes:
+        arc, label = self._prediction_weights()
+        return srsly.msgpack_dumps(
+            {"cfg": self._serial_cfg(), "arc_weights": arc, "label_weights": label}
+        )
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
+        data = srsly.msgpack_loads(bytes_data)
+        self._load_cfg(data["cfg"], "the serialized component")
+        self._set_weights(data["arc_weights"], data["label_weights"])
+        return self
+
+    def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        arc, label = self._prediction_weights()
+        srsly.write_json(path / "cfg", self._serial_cfg())
+        numpy.save(path / "arc_weights.npy", arc)
+        numpy.save(path / "label_weights.npy", label)
+
+    def from_disk(self, path, *, exclude=SimpleFrozenList()):
+        path = ensure_path(path)
+        cfg_path = path / "cfg"
+        if not cfg_path.exists():
+            raise ValueError(f"[{self.name}] no component data at {path} (missing {cfg_path.name})")
+        self._load_cfg(srsly.read_json(cfg_path), str(path))
+        self._set_weights(
+            numpy.load(path / "arc_weights.npy"), numpy.load(path / "label_weights.npy")
+        )
+        return self
+
+    def _set_weights(self, arc: numpy.ndarray, label: numpy.ndarray) -> None:
+        arc = numpy.ascontiguousarray(arc, dtype="float32")
+        label = numpy.ascontiguousarray(label, dtype="float32")
+        expected_label = self.cfg["label_buckets"] * len(self.cfg["labels"])
+        if arc.shape != (self.features.n_buckets,) or label.shape != (expected_label,):
+            raise ValueError(
+                f"[{self.name}] saved weights have shapes {arc.shape} / {label.shape}, "
+                f"expected ({self.features.n_buckets},) / ({expected_label},)"
+            )
+        self.labeler = ArcLabeler(
+            self.cfg["label_buckets"], len(self.cfg["labels"]), self.features.use_morph
+        )
+        self.arc_table = self.label_table = None
+        self._weights = (arc, label)
+
+
+def _warm_table(weights: numpy.ndarray) -> WeightTable:
+    table = WeightTable(weights.shape[0])
+    zeros = numpy.zeros(weights.shape[0], dtype="float64")
+    table.set_state(
+        {"v": weights, "acc": zeros, "stamp": zeros.copy(), "scale": 1.0, "cum_scale": 0.0, "n_ticks": 0}
+    )
+    return table

@@ -1,0 +1,91 @@
+"""Encode the sentences of spaCy Docs as ``Sentence`` integer arrays.
+
+Reads the lower-cased form, the tag column(s) chosen by ``tag_columns``
+(UPOS = ``token.pos``, XPOS = ``token.tag``) and, if asked, the morphological
+features (``token.morph``) of every word, and prepends the artificial root.
+"""
+from typing import Dict, List, Tuple
+
+import numpy
+from spacy.attrs import LOWER, MORPH, POS, TAG
+from spacy.strings import get_string_id
+from spacy.tokens import Doc
+
+from .sentence import ROOT_TAG, ROOT_WORD, Sentence
+
+TAG_COLUMNS = {"upos": (POS,), "xpos": (TAG,), "both": (POS, TAG)}
+PREFIX_LENGTH = 5
+
+
+class SentenceEncoder:
+    """Callable turning a Doc's sentence spans into Sentences.
+
+    tag_columns (str): "upos", "xpos" or "both".
+    use_morph (bool): read morphological features.
+    """
+
+    def __init__(self, vocab, tag_columns: str = "upos", use_morph: bool = False):
+        if tag_columns not in TAG_COLUMNS:
+            raise ValueError(
+                f"tag_columns must be one of {sorted(TAG_COLUMNS)}, got {tag_columns!r}"
+            )
+        self.strings = vocab.strings
+        self.tag_columns = tag_columns
+        self.tag_attrs = TAG_COLUMNS[tag_columns]
+        self.use_morph = use_morph
+        self._prefixes: Dict[int, Tuple[int, bool]] = {}
+        self._morphs: Dict[int, Tuple[int, ...]] = {}
+
+    @property
+    def n_tagsets(self) -> int:
+        return len(self.tag_attrs)
+
+    def encode(self, doc: Doc, bounds: List[Tuple[int, int]]) -> List[Sentence]:
+        """Sentences for the token ranges ``bounds`` ([(start, end), ...]) of doc."""
+        attrs = [LOWER, *self.tag_attrs, MORPH]
+        array = doc.to_array(attrs).astype("uint64", copy=False)
+        if array.ndim == 1:
+            array = array.reshape((-1, len(attrs)))
+        return [self._sentence(array[start:end]) for start, end in bounds]
+
+    def _sentence(self, rows: numpy.ndarray) -> Sentence:
+        n = rows.shape[0]
+        words = numpy.empty(n + 1, dtype="uint64")
+        words[0] = ROOT_WORD
+        words[1:] = rows[:, 0]
+        prefixes = numpy.zeros(n + 1, dtype="uint64")
+        is_long = numpy.zeros(n + 1, dtype="int8")
+        for i in range(n):
+            prefixes[i + 1], is_long[i + 1] = self._prefix(int(rows[i, 0]))
+        n_tagsets = len(self.tag_attrs)
+        tags = numpy.empty((n_tagsets, n + 1), dtype="uint64")
+        tags[:, 0] = ROOT_TAG
+        tags[:, 1:] = rows[:, 1 : 1 + n_tagsets].T
+        morph_start = numpy.zeros(n + 2, dtype="int32")
+        morph: List[int] = []
+        if self.use_morph:
+            for i in range(n):
+                morph.extend(self._morph(int(rows[i, -1])))
+                morph_start[i + 2] = len(morph)
+        return Sentence(
+            words, prefixes, is_long, tags, morph_start, numpy.asarray(morph, dtype="uint64")
+        )
+
+    def _prefix(self, lower_id: int) -> Tuple[int, bool]:
+        cached = self._prefixes.get(lower_id)
+        if cached is None:
+            text = self.strings[lower_id] if lower_id in self.strings else ""
+            if len(text) > PREFIX_LENGTH:
+                cached = (get_string_id("<pre>" + text[:PREFIX_LENGTH]), True)
+            else:
+                cached = (0, False)
+            self._prefixes[lower_id] = cached
+        return cached
+
+    def _morph(self, morph_id: int) -> Tuple[int, ...]:
+        cached = self._morphs.get(morph_id)
+        if cached is None:
+            text = self.strings[morph_id] if morph_id and morph_id in self.strings else ""
+            cached = tuple(get_string_id(f) for f in text.split("|") if f and f != "_")
+            self._morphs[morph_id] = cached
+        return cached

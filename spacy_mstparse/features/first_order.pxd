@@ -1,0 +1,18 @@
+from libc.stdint cimport uint64_t
+
+from .sentence cimport Sentence
+
+
+cdef class FirstOrderFeatures:
+    cdef readonly uint64_t n_buckets
+    cdef readonly int n_tagsets
+    cdef readonly bint use_morph
+    cdef uint64_t mask
+
+    cdef int head_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil
+    cdef int child_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil
+    cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
+                        const int* n_between, uint64_t* out) noexcept nogil
+    cdef int capacity(self, Sentence s) noexcept nogil
+    cdef int score_into(self, Sentence s, const float* w, float scale,
+                        float* out) noexcept nogil

@@ -1,0 +1,379 @@
+"""First-order (edge-factored) arc features of McDonald, Crammer & Pereira (2005).
+
+Table 1a-c of the paper, for an arc from head (parent) ``h`` to child ``c``:
+
+* unigram: h-word+h-pos, h-word, h-pos, c-word+c-pos, c-word, c-pos;
+* bigram: h-word+h-pos+c-word+c-pos, h-pos+c-word+c-pos, h-word+c-word+c-pos,
+  h-word+h-pos+c-pos, h-word+h-pos+c-word, h-word+c-word, h-pos+c-pos;
+* in-between POS: h-pos+b-pos+c-pos for every (distinct) tag b between them;
+* surrounding POS 4-grams (h-pos, h-pos±1, c-pos±1, c-pos) and the back-off
+  trigrams obtained by removing one of the context tags.
+
+Templates with words are repeated with 5-character prefixes when a word is
+longer than five characters. With ``use_morph`` the FEATS values of head and
+child and their pairwise conjunctions are added (Nguyen et al. 2007). With
+two tag columns (UPOS and XPOS) every template that reads a tag is emitted for
+each column. Every feature is emitted twice: alone and conjoined with the
+attachment direction and binned distance (1, 2, 3, 4, 5, 6-10, >10), as in
+MSTParser.
+
+Features never exist as strings: a feature is a 64-bit hash of its template id
+and attribute ids, reduced to a bucket of a weight table of ``n_buckets``
+(a power of two) float32 weights. Head-only and child-only features do not
+depend on the other end of the arc, so scoring precomputes their sums per
+token, direction and distance bin and only the pair templates cost O(n^2).
+"""
+from libc.stdlib cimport free, malloc
+from libc.stdint cimport int32_t, uint64_t
+from libc.string cimport memset
+
+import numpy
+
+from .hashing cimport mix, mix3
+from .sentence cimport Sentence
+
+DEF N_DD = 16   # direction/distance codes 1..14 (0 unused), padded
+
+cdef enum Template:
+    T_HWP = 1
+    T_HW
+    T_HP
+    T_HXP
+    T_HX
+    T_CWP
+    T_CW
+    T_CP
+    T_CXP
+    T_CX
+    T_WPWP
+    T_PWP
+    T_WWP
+    T_WPP
+    T_WPW
+    T_WW
+    T_PP
+    T_XPXP
+    T_PXP
+    T_XXP
+    T_XPP
+    T_XPX
+    T_XX
+    T_BETWEEN
+    T_CTX_HR_CL
+    T_CTX_HL_CL
+    T_CTX_HR_CR
+    T_CTX_HL_CR
+    T_TRI_CL
+    T_TRI_HR
+    T_TRI_HL
+    T_TRI_CR
+    T_MORPH_H
+    T_MORPH_C
+    T_MORPH_HC
+    N_TEMPLATES
+
+# Template ids for the second tag column are offset by this much.
+DEF TAGSET_STRIDE = 64
+
+
+cdef inline int dd_code(int h, int c) noexcept nogil:
+    """Direction (child right or left of head) and distance bin, as 1..14."""
+    cdef int dist = c - h if c > h else h - c
+    cdef int bin
+    if dist <= 5:
+        bin = dist - 1
+    elif dist <= 10:
+        bin = 5
+    else:
+        bin = 6
+    return 1 + bin + (7 if c > h else 0)
+
+
+cdef inline void add_between(uint64_t* between, int* n_between, int cap, uint64_t tag) noexcept nogil:
+    """Add ``tag`` to a small set kept as an array (distinct tags only)."""
+    cdef int k
+    for k in range(n_between[0]):
+        if between[k] == tag:
+            return
+    between[n_between[0]] = tag
+    n_between[0] += 1
+
+
+cdef class FirstOrderFeatures:
+    """Hashed first-order arc features and arc scoring.
+
+    n_buckets (int): size of the weight table, a power of two.
+    n_tagsets (int): 1 (UPOS or XPOS) or 2 (both); must match the Sentences.
+    use_morph (bool): add FEATS features of head and child.
+    """
+
+    def __init__(self, uint64_t n_buckets=2**22, int n_tagsets=1, bint use_morph=False):
+        if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
+            raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
+        if n_tagsets not in (1, 2):
+            raise ValueError(f"n_tagsets must be 1 or 2, got {n_tagsets}")
+        self.n_buckets = n_buckets
+        self.mask = n_buckets - 1
+        self.n_tagsets = n_tagsets
+        self.use_morph = use_morph
+
+    def __reduce__(self):
+        return (FirstOrderFeatures, (self.n_buckets, self.n_tagsets, self.use_morph))
+
+    cdef int capacity(self, Sentence s) noexcept nogil:
+        """Upper bound on the number of base hashes of one arc."""
+        cdef int max_m = 0
+        cdef int i
+        if self.use_morph:
+            for i in range(s.n + 1):
+                if s.morph_start[i + 1] - s.morph_start[i] > max_m:
+                    max_m = s.morph_start[i + 1] - s.morph_start[i]
+        # head + child + pair templates of one arc
+        return (50 + s.n) * s.n_tagsets + 4 * max_m + max_m * max_m + 16
+
+    cdef int head_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil:
+        cdef int k = 0, t, m
+        cdef uint64_t tid, P
+        cdef uint64_t W = s.word[i]
+        cdef uint64_t X = s.prefix[i]
+        for t in range(s.n_tagsets):
+            tid = t * TAGSET_STRIDE
+            P = s.tag_row(t)[i]
+            out[k] = mix3(tid + T_HWP, W, P); k += 1
+            out[k] = mix(tid + T_HP, P); k += 1
+            if s.is_long[i]:
+                out[k] = mix3(tid + T_HXP, X, P); k += 1
+        out[k] = mix(T_HW, W); k += 1
+        if s.is_long[i]:
+            out[k] = mix(T_HX, X); k += 1
+        if self.use_morph:
+            for m in range(s.morph_start[i], s.morph_start[i + 1]):
+                out[k] = mix(T_MORPH_H, s.morph[m]); k += 1
+        return k
+
+    cdef int child_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil:
+        cdef int k = 0, t, m
+        cdef uint64_t tid, P
+        cdef uint64_t W = s.word[i]
+        cdef uint64_t X = s.prefix[i]
+        for t in range(s.n_tagsets):
+            tid = t * TAGSET_STRIDE
+            P = s.tag_row(t)[i]
+            out[k] = mix3(tid + T_CWP, W, P); k += 1
+            out[k] = mix(tid + T_CP, P); k += 1
+            if s.is_long[i]:
+                out[k] = mix3(tid + T_CXP, X, P); k += 1
+        out[k] = mix(T_CW, W); k += 1
+        if s.is_long[i]:
+            out[k] = mix(T_CX, X); k += 1
+        if self.use_morph:
+            for m in range(s.morph_start[i], s.morph_start[i + 1]):
+                out[k] = mix(T_MORPH_C, s.morph[m]); k += 1
+        return k
+
+    cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
+                        const int* n_between, uint64_t* out) noexcept nogil:
+        """Base hashes of the templates that read both ends of the arc.
+
+        ``between`` holds, for each tag column t, the distinct tags strictly
+        between h and c at ``between[t * (s.n + 1) + j]``, j < n_between[t].
+        """
+        cdef int k = 0, t, j, mh, mc
+        cdef uint64_t tid, hP, cP, hPl, hPr, cPl, cPr, hPcP
+        cdef uint64_t* row
+        cdef uint64_t hW = s.word[h], cW = s.word[c]
+        cdef uint64_t hX = s.prefix[h] if s.is_long[h] else hW
+        cdef uint64_t cX = s.prefix[c] if s.is_long[c] else cW
+        cdef bint prefixed = s.is_long[h] or s.is_long[c]
+        for t in range(s.n_tagsets):
+            tid = t * TAGSET_STRIDE
+            row = s.tag_row(t)
+            hP = row[h]; cP = row[c]
+            hPl = row[h - 1]; hPr = row[h + 1]
+            cPl = row[c - 1]; cPr = row[c + 1]
+            # Table 1b: bigrams
+            out[k] = mix(mix3(tid + T_WPWP, hW, hP), mix(cW, cP)); k += 1
+            out[k] = mix(mix3(tid + T_PWP, hP, cW), cP); k += 1
+            out[k] = mix(mix3(tid + T_WWP, hW, cW), cP); k += 1
+            out[k] = mix(mix3(tid + T_WPP, hW, hP), cP); k += 1
+            out[k] = mix(mix3(tid + T_WPW, hW, hP), cW); k += 1
+            hPcP = mix3(tid + T_PP, hP, cP)
+            out[k] = hPcP; k += 1
+            if prefixed:
+                out[k] = mix(mix3(tid + T_XPXP, hX, hP), mix(cX, cP)); k += 1
+                out[k] = mix(mix3(tid + T_PXP, hP, cX), cP); k += 1
+                out[k] = mix(mix3(tid + T_XXP, hX, cX), cP); k += 1
+                out[k] = mix(mix3(tid + T_XPP, hX, hP), cP); k += 1
+                out[k] = mix(mix3(tid + T_XPX, hX, hP), cX); k += 1
+            # Table 1c: in-between POS
+            for j in range(n_between[t]):
+                out[k] = mix3(tid + T_BETWEEN, hPcP, between[t * (s.n + 1) + j]); k += 1
+            # Table 1c: surrounding POS 4-grams and their back-off trigrams
+            out[k] = mix(mix3(tid + T_CTX_HR_CL, hP, hPr), mix(cPl, cP)); k += 1
+            out[k] = mix(mix3(tid + T_CTX_HL_CL, hPl, hP), mix(cPl, cP)); k += 1
+            out[k] = mix(mix3(tid + T_CTX_HR_CR, hP, hPr), mix(cP, cPr)); k += 1
+            out[k] = mix(mix3(tid + T_CTX_HL_CR, hPl, hP), mix(cP, cPr)); k += 1
+            out[k] = mix(mix3(tid + T_TRI_CL, hP, cPl), cP); k += 1
+            out[k] = mix(mix3(tid + T_TRI_HR, hP, hPr), cP); k += 1
+            out[k] = mix(mix3(tid + T_TRI_HL, hPl, hP), cP); k += 1
+            out[k] = mix(mix3(tid + T_TRI_CR, hP, cP), cPr); k += 1
+        out[k] = mix3(T_WW, hW, cW); k += 1
+        if prefixed:
+            out[k] = mix3(T_XX, hX, cX); k += 1
+        if self.use_morph:
+            for mh in range(s.morph_start[h], s.morph_start[h + 1]):
+                for mc in range(s.morph_start[c], s.morph_start[c + 1]):
+                    out[k] = mix3(T_MORPH_HC, s.morph[mh], s.morph[mc]); k += 1
+        return k
+
+    cdef int score_into(self, Sentence s, const float* w, float scale, float* out) noexcept nogil:
+        """Fill ``out`` ((n+1) x (n+1), row-major) with arc scores; 0 where unused.
+
+        Returns -1 if memory could not be allocated.
+        """
+        cdef int n = s.n, N = s.n + 1
+        cdef int cap = self.capacity(s)
+        cdef uint64_t mask = self.mask
+        cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef double* head_sum = <double*>malloc(N * N_DD * sizeof(double))
+        cdef double* child_sum = <double*>malloc(N * N_DD * sizeof(double))
+        cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
+        cdef int n_between[2]
+        cdef int i, j, k, h, c, dd, t
+        cdef double base, total
+        cdef uint64_t b
+        if buf is NULL or head_sum is NULL or child_sum is NULL or between is NULL:
+            free(buf); free(head_sum); free(child_sum); free(between)
+            return -1
+        memset(out, 0, N * N * sizeof(float))
+        # Head-only and child-only templates: one sum per token and dd code.
+        for i in range(N):
+            k = self.head_bases(s, i, buf)
+            base = 0.0
+            for j in range(k):
+                base += w[buf[j] & mask]
+            for dd in range(1, 15):
+                total = base
+                for j in range(k):
+                    total += w[mix(buf[j], dd) & mask]
+                head_sum[i * N_DD + dd] = total
+            k = self.child_bases(s, i, buf)
+            base = 0.0
+            for j in range(k):
+                base += w[buf[j] & mask]
+            for dd in range(1, 15):
+                total = base
+                for j in range(k):
+                    total += w[mix(buf[j], dd) & mask]
+                child_sum[i * N_DD + dd] = total
+        for h in range(N):
+            # children to the right of h, then to the left; the set of tags
+            # in between grows by one token per step.
+            for t in range(s.n_tagsets):
+                n_between[t] = 0
+            for c in range(h + 1, N):
+                if c > h + 1:
+                    for t in range(s.n_tagsets):
+                        add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c - 1])
+                dd = dd_code(h, c)
+                k = self.pair_bases(s, h, c, between, n_between, buf)
+                total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
+                for j in range(k):
+                    b = buf[j]
+                    total += w[b & mask] + w[mix(b, dd) & mask]
+                out[h * N + c] = <float>(scale * total)
+            if h == 0:
+                continue
+            for t in range(s.n_tagsets):
+                n_between[t] = 0
+            for c in range(h - 1, 0, -1):
+                if c < h - 1:
+                    for t in range(s.n_tagsets):
+                        add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c + 1])
+                dd = dd_code(h, c)
+                k = self.pair_bases(s, h, c, between, n_between, buf)
+                total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
+                for j in range(k):
+                    b = buf[j]
+                    total += w[b & mask] + w[mix(b, dd) & mask]
+                out[h * N + c] = <float>(scale * total)
+        free(buf); free(head_sum); free(child_sum); free(between)
+        return 0
+
+    def score(self, Sentence s, const float[::1] weights, float scale=1.0):
+        """Arc score matrix (float32, (n+1) x (n+1)) under ``scale * weights``."""
+        if <uint64_t>weights.shape[0] != self.n_buckets:
+            raise ValueError(f"weights has {weights.shape[0]} entries, expected {self.n_buckets}")
+        self._check(s)
+        scores = numpy.zeros((s.n + 1, s.n + 1), dtype="float32")
+        cdef float[:, ::1] out = scores
+        cdef int status
+        with nogil:
+            status = self.score_into(s, &weights[0], scale, &out[0, 0])
+        if status != 0:
+            raise MemoryError()
+        return scores
+
+    def arc_features(self, Sentence s, int h, int c):
+        """Bucket ids (uint64, with repetitions) of all features of the arc h -> c."""
+        self._check(s)
+        if not (0 <= h <= s.n and 1 <= c <= s.n and h != c):
+            raise ValueError(f"no arc {h} -> {c} in a sentence of {s.n} words")
+        heads = numpy.full(s.n + 1, -2, dtype="int32")
+        heads[c] = h
+        return self._features_of_arcs(s, heads)
+
+    def tree_features(self, Sentence s, const int32_t[:] heads):
+        """Bucket ids (uint64, with repetitions) of all features of a tree.
+
+        heads: int32 array of length n+1, heads[0] ignored.
+        """
+        self._check(s)
+        if heads.shape[0] != s.n + 1:
+            raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
+        for c in range(1, s.n + 1):
+            if not (0 <= heads[c] <= s.n) or heads[c] == c:
+                raise ValueError(f"invalid head {heads[c]} for word {c}")
+        return self._features_of_arcs(s, heads)
+
+    def _check(self, Sentence s):
+        if s.n_tagsets != self.n_tagsets:
+            raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {self.n_tagsets}")
+
+    def _features_of_arcs(self, Sentence s, const int32_t[:] heads):
+        # heads[c] < 0 means: no arc into c.
+        cdef int N = s.n + 1
+        cdef int cap = self.capacity(s)
+        cdef int n_arcs = 0, c, h, j, k, t, dd, p
+        for c in range(1, N):
+            if heads[c] >= 0:
+                n_arcs += 1
+        result = numpy.empty(max(1, n_arcs) * 2 * cap, dtype="uint64")
+        cdef uint64_t[::1] res = result
+        cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
+        cdef int n_between[2]
+        cdef int total = 0
+        cdef uint64_t mask = self.mask
+        if buf is NULL or between is NULL:
+            free(buf); free(between)
+            raise MemoryError()
+        with nogil:
+            for c in range(1, N):
+                h = heads[c]
+                if h < 0:
+                    continue
+                for t in range(s.n_tagsets):
+                    n_between[t] = 0
+                    for p in range(min(h, c) + 1, max(h, c)):
+                        add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
+                dd = dd_code(h, c)
+                k = self.head_bases(s, h, buf)
+                k += self.child_bases(s, c, buf + k)
+                k += self.pair_bases(s, h, c, between, n_between, buf + k)
+                for j in range(k):
+                    res[total] = buf[j] & mask
+                    res[total + 1] = mix(buf[j], dd) & mask
+                    total += 2
+        free(buf); free(between)
+        return result[:total]

@@ -1,0 +1,37 @@
+"""Registered config functions for the feature sets (``@mst_features``)."""
+import spacy
+
+from .first_order import FirstOrderFeatures
+
+if not hasattr(spacy.registry, "mst_features"):
+    spacy.registry.create("mst_features", entry_points=True)
+
+
+class FeatureConfig:
+    """What the parser reads and how it hashes it; built from the config."""
+
+    def __init__(self, tag_columns: str, use_morph: bool, n_buckets: int):
+        self.tag_columns = tag_columns
+        self.use_morph = use_morph
+        self.n_buckets = n_buckets
+        self.n_tagsets = 2 if tag_columns == "both" else 1
+        # validates n_buckets
+        self.first_order = FirstOrderFeatures(n_buckets, self.n_tagsets, use_morph)
+
+    def to_dict(self):
+        return {"tag_columns": self.tag_columns, "use_morph": self.use_morph, "n_buckets": self.n_buckets}
+
+
+@spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")
+def make_first_order_features(
+    tag_columns: str = "upos", use_morph: bool = False, n_buckets: int = 2**22
+) -> FeatureConfig:
+    """McDonald et al. (2005) Table 1 features.
+
+    tag_columns: "upos", "xpos" or "both" (which tags feed the POS templates).
+    use_morph: add FEATS features of head and child (Nguyen et al. 2007).
+    n_buckets: size of the hashed weight table (a power of two).
+    """
+    if tag_columns not in ("upos", "xpos", "both"):
+        raise ValueError(f"tag_columns must be 'upos', 'xpos' or 'both', got {tag_columns!r}")
+    return FeatureConfig(tag_columns, use_morph, n_buckets)

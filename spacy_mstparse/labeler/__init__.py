@@ -1,0 +1,1 @@
+"""Second-stage dependency labeler."""
