@@ -5,9 +5,14 @@ the function doing the work and turns expected input errors into a message on
 stderr and exit code 1 (no traceback).
 
     convert   CoNLL-U / CoNLL-X -> .spacy (DocBin)
+    evaluate  attachment scores and parser speed of a pipeline on a treebank
+    parse     parse a CoNLL-U / CoNLL-X / text file, write CoNLL-U
 """
+import warnings
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
+from typing import Iterator, Optional
 
 import typer
 
@@ -31,10 +36,29 @@ class ConllFormat(str, Enum):
     conllx = "conllx"
 
 
+class ParseFormat(str, Enum):
+    auto = "auto"
+    conllu = "conllu"
+    conllx = "conllx"
+    text = "text"
+
+
 def fail(message: str) -> None:
     """Print ``message`` to stderr and exit with code 1."""
     typer.echo(message, err=True)
     raise typer.Exit(code=1)
+
+
+@contextmanager
+def warnings_to_stderr() -> Iterator[None]:
+    """Show warnings as one "Warning: ..." line on stderr each."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        typer.echo(f"Warning: {message}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 @app.command("convert")
@@ -59,3 +83,83 @@ def convert_command(
         fail(f"Unknown language '{lang}': {err}")
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
+
+
+@app.command("evaluate")
+def evaluate_command(
+    model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
+    gold_path: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, readable=True, help="Gold CoNLL-U / CoNLL-X file"
+    ),
+    gold_tags: bool = typer.Option(
+        False, "--gold-tags", help="Give the parser the gold UPOS/XPOS/FEATS/lemmas"
+    ),
+    output_path: Optional[Path] = typer.Option(
+        None, "--output", "-o", dir_okay=False, help="Write the metrics to this JSON file"
+    ),
+    format: ConllFormat = typer.Option(ConllFormat.conllu, "--format", "-f", help="Gold file format"),
+    batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
+) -> None:
+    """Score a pipeline's dependency parser on a treebank (gold words and
+    sentences): UAS/LAS with and without punctuation, spaCy's dep_uas/dep_las,
+    and the parser's speed."""
+    from .corpus.conll import ConllFormatError
+    from .evaluation import EvaluationError, evaluate, print_metrics, write_metrics
+
+    try:
+        with warnings_to_stderr():
+            metrics = evaluate(
+                model, gold_path, gold_tags=gold_tags, fmt=format.value, batch_size=batch_size
+            )
+    except ConllFormatError as err:
+        fail(f"Invalid {format.value} input: {err}")
+    except EvaluationError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"Could not read a file: {err}")
+    print_metrics(metrics)
+    if output_path is not None:
+        try:
+            write_metrics(metrics, output_path)
+        except OSError as err:
+            fail(f"Could not write {output_path}: {err}")
+        typer.echo(f"Metrics written to {output_path}")
+
+
+@app.command("parse")
+def parse_command(
+    model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
+    input_path: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, readable=True,
+        help="CoNLL-U / CoNLL-X file, or plain text (one document per line)",
+    ),
+    output_path: Path = typer.Argument(..., dir_okay=False, help="Output CoNLL-U file"),
+    gold_tags: bool = typer.Option(
+        False, "--gold-tags", help="CoNLL input: keep its tags as the parser's input"
+    ),
+    format: ParseFormat = typer.Option(
+        ParseFormat.auto, "--format", "-f",
+        help="Input format; auto: .conllu -> conllu, .conll/.conllx -> conllx, else text",
+    ),
+    batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
+) -> None:
+    """Parse a file with a pipeline and write the predicted trees as CoNLL-U."""
+    from .corpus.conll import ConllFormatError
+    from .evaluation import EvaluationError, parse_file
+
+    try:
+        with warnings_to_stderr():
+            summary = parse_file(
+                model, input_path, output_path, fmt=format.value, gold_tags=gold_tags,
+                batch_size=batch_size,
+            )
+    except ConllFormatError as err:
+        fail(f"Invalid CoNLL input: {err}")
+    except EvaluationError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"Could not read or write a file: {err}")
+    typer.echo(
+        f"\u2714 Parsed {summary['input']} ({summary['format']}): {summary['docs']} docs, "
+        f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']}"
+    )

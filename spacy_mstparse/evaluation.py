@@ -1,0 +1,414 @@
+"""Evaluate a pipeline's dependency parser on a treebank, and parse files.
+
+``evaluate`` reads a gold CoNLL-U / CoNLL-X file (one sentence per Doc),
+builds fresh input Docs on the gold words, whitespace and sentence starts
+(``make_input_docs``; with ``gold_tags`` also the gold UPOS, XPOS, FEATS and
+lemmas), runs every pipeline component in order and times the dependency
+parser(s) alone: the components whose factory meta ``assigns`` contains
+``token.dep``, each run with ``component.pipe(docs, batch_size=...)`` over all
+docs once the earlier components have annotated them. Earlier components
+(taggers, a senter...) run unchanged, so they may overwrite the gold
+sentence starts. The metrics are ``scoring.attachment_scores`` over all words
+(with and without punctuation) plus spaCy's own ``dep_uas`` / ``dep_las``
+(``Scorer.score_deps`` as in ``nlp.evaluate``, punctuation left out on both
+sides) for comparison.
+
+``parse_file`` parses a CoNLL file on its gold words and sentences (never
+reusing its trees) or a plain text file (one document per non-empty line,
+tokenized and annotated by the whole pipeline) and writes CoNLL-U with the
+predicted HEAD / DEPREL.
+
+Expected input problems raise ``EvaluationError`` (or ``ConllFormatError``
+from the reader, ``PipelineLoadError`` when the pipeline cannot be loaded);
+nothing is written until everything has been computed, and files are written
+atomically.
+"""
+import copy
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import spacy
+from spacy.language import Language
+from spacy.scorer import Scorer
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.vocab import Vocab
+from tqdm import tqdm
+from wasabi import msg
+
+from . import __version__
+from .corpus.atomic import atomic_write_text
+from .corpus.conll import FORMATS, USER_DATA_KEY, read_conll, sentence_bounds, write_conllu
+from .scoring import PUNCT_LABELS, attachment_scores
+
+# Registers the mst_parser factory (and its learners and features), so that
+# spacy.load finds it even when the package is not installed with its entry
+# points.
+from .components import mst_parser as _mst_parser  # noqa: F401
+
+PathLike = Union[str, Path]
+PARSE_FORMATS = ("auto", "conllu", "conllx", "text")
+EXTENSION_FORMATS = {".conllu": "conllu", ".conll": "conllx", ".conllx": "conllx"}
+
+
+class EvaluationError(ValueError):
+    """An input the evaluation or parsing cannot work with."""
+
+
+class PipelineLoadError(EvaluationError):
+    """``spacy.load`` failed for the given model name or path."""
+
+
+# ---------------------------------------------------------------------------
+# Pipeline and input docs
+# ---------------------------------------------------------------------------
+
+
+def load_pipeline(model: PathLike) -> Language:
+    """``spacy.load(model)``: a pipeline directory or an installed package."""
+    try:
+        return spacy.load(model)
+    except (OSError, ValueError) as err:  # E050 (not found), bad config, ...
+        raise PipelineLoadError(f"Could not load the pipeline '{model}': {err}") from err
+
+
+def parser_components(nlp: Language, model: PathLike = "the pipeline") -> List[str]:
+    """Names of the enabled components that assign ``token.dep``."""
+    names = [
+        name for name in nlp.pipe_names if "token.dep" in nlp.get_pipe_meta(name).assigns
+    ]
+    if not names:
+        raise EvaluationError(
+            f"{model} has no dependency parser component (no component assigns 'token.dep'; "
+            f"pipeline: {', '.join(nlp.pipe_names) or 'empty'})"
+        )
+    return names
+
+
+def make_input_docs(gold_docs: Iterable[Doc], vocab: Vocab, gold_tags: bool = False) -> List[Doc]:
+    """Fresh Docs with the gold words, whitespace and sentence starts (every
+    token set to start / not start) and, with ``gold_tags``, the gold UPOS
+    (``pos``), XPOS (``tag``), FEATS (``morph``) and lemmas; never heads or
+    labels. ``vocab`` is the pipeline's (the gold docs may use another)."""
+    docs = []
+    for gold in gold_docs:
+        starts = [False] * len(gold)
+        for start, _ in sentence_bounds(gold):
+            starts[start] = True
+        kwargs: Dict[str, Any] = {}
+        if gold_tags:
+            kwargs = {
+                "pos": [token.pos_ for token in gold],
+                "tags": [token.tag_ for token in gold],
+                "morphs": [str(token.morph) for token in gold],
+                "lemmas": [token.lemma_ for token in gold],
+            }
+        docs.append(
+            Doc(
+                vocab,
+                words=[token.text for token in gold],
+                spaces=[bool(token.whitespace_) for token in gold],
+                sent_starts=starts if len(gold) else None,
+                **kwargs,
+            )
+        )
+    return docs
+
+
+def _progress(docs: Sequence[Doc], desc: str, show: Optional[bool]):
+    # show=None: a bar on terminals only (tqdm's own test), never on pipes.
+    return tqdm(
+        total=len(docs), desc=desc, unit="doc", file=sys.stderr, leave=False,
+        disable=None if show is None else not show,
+    )
+
+
+def run_pipeline(
+    nlp: Language,
+    docs: List[Doc],
+    batch_size: int = 64,
+    timed: Sequence[str] = (),
+    progress: Optional[bool] = None,
+) -> Tuple[List[Doc], float]:
+    """Run every enabled component in order, each over all ``docs``
+    (``component.pipe(docs, batch_size=...)`` when it has one). Returns the
+    annotated docs and the wall-clock seconds spent in the ``timed``
+    components (their output consumed, nothing else)."""
+    seconds = 0.0
+    for name, proc in nlp.pipeline:
+        with _progress(docs, name, progress) as bar:
+            start = time.perf_counter()
+            if hasattr(proc, "pipe"):
+                stream = proc.pipe(docs, batch_size=batch_size)
+            else:
+                stream = (proc(doc) for doc in docs)
+            out = []
+            for doc in stream:
+                out.append(doc)
+                bar.update()
+            if name in timed:
+                seconds += time.perf_counter() - start
+        if len(out) != len(docs):
+            raise EvaluationError(
+                f"component '{name}' returned {len(out)} docs for {len(docs)} inputs"
+            )
+        docs = out
+    return docs, seconds
+
+
+def _read_gold(path: PathLike, vocab: Vocab, fmt: str) -> List[Doc]:
+    if fmt not in FORMATS:
+        raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    # The whole file is read (and validated) before anything else happens.
+    return list(read_conll(path, vocab, format=fmt, n_sents=1))
+
+
+def _sentence_name(gold: Doc, k: int) -> str:
+    data = gold.user_data.get(USER_DATA_KEY) or {}
+    for sent in data.get("sents") or ():
+        for comment in sent.get("comments") or ():
+            if comment.startswith("# sent_id"):
+                return f"sentence {k} ({comment.lstrip('# ').strip()})"
+    return f"sentence {k}"
+
+
+def _check_same_words(gold: Doc, pred: Doc, k: int, nlp: Language) -> None:
+    if len(gold) != len(pred) or any(g.text != p.text for g, p in zip(gold, pred)):
+        raise EvaluationError(
+            f"{_sentence_name(gold, k)}: the pipeline changed the tokenization "
+            f"({len(gold)} gold words, {len(pred)} after the pipeline "
+            f"{', '.join(nlp.pipe_names)}); words cannot be aligned for scoring"
+        )
+
+
+def _arcs(doc: Doc) -> Tuple[List[int], List[str]]:
+    """Absolute head indices (-1 for a root) and labels of every token."""
+    heads = [-1 if token.head.i == token.i else token.head.i for token in doc]
+    return heads, [token.dep_ for token in doc]
+
+
+def _spacy_dep_getter(token, attr):
+    return token.vocab.strings.as_string(getattr(token, attr)).lower()
+
+
+# ---------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------
+
+
+def evaluate(
+    model: PathLike,
+    gold_path: PathLike,
+    gold_tags: bool = False,
+    fmt: str = "conllu",
+    batch_size: int = 64,
+    nlp: Optional[Language] = None,
+    progress: Optional[bool] = None,
+) -> Dict[str, Any]:
+    """Parse the gold file's words with the pipeline ``model`` and score the
+    parser against the gold trees. ``nlp`` (an already loaded ``model``)
+    skips loading. Returns the metrics (percentages on a 0-100 scale)."""
+    if batch_size < 1:
+        raise EvaluationError(f"batch_size must be >= 1, got {batch_size}")
+    if nlp is None:
+        nlp = load_pipeline(model)
+    parsers = parser_components(nlp, model)
+    gold_docs = _read_gold(gold_path, nlp.vocab, fmt)
+    if not gold_docs:
+        raise EvaluationError(f"{gold_path}: no sentences to evaluate on")
+    for k, gold in enumerate(gold_docs, 1):
+        if not gold.has_annotation("DEP"):
+            raise EvaluationError(
+                f"{gold_path}: {_sentence_name(gold, k)} has no gold tree "
+                "(HEAD and DEPREL are all '_'); every sentence needs one to be scored"
+            )
+    docs = make_input_docs(gold_docs, nlp.vocab, gold_tags)
+    start = time.perf_counter()
+    docs, parser_seconds = run_pipeline(nlp, docs, batch_size, timed=parsers, progress=progress)
+    total_seconds = time.perf_counter() - start
+
+    gold_heads: List[int] = []
+    gold_labels: List[str] = []
+    pred_heads: List[int] = []
+    pred_labels: List[str] = []
+    examples = []
+    for k, (gold, pred) in enumerate(zip(gold_docs, docs), 1):
+        _check_same_words(gold, pred, k, nlp)
+        heads, labels = _arcs(gold)
+        gold_heads.extend(heads)
+        gold_labels.extend(labels)
+        heads, labels = _arcs(pred)
+        pred_heads.extend(heads)
+        pred_labels.extend(labels)
+        examples.append(Example(pred, gold))
+    scores = attachment_scores(gold_heads, gold_labels, pred_heads, pred_labels)
+    spacy_scores = Scorer.score_deps(
+        examples, "dep", getter=_spacy_dep_getter, ignore_labels=PUNCT_LABELS
+    )
+
+    def pct(value):
+        return None if value is None else 100.0 * float(value)
+
+    n_tokens = len(gold_heads)
+    return {
+        "uas": scores["uas"],
+        "las": scores["las"],
+        "uas_all": scores["uas_all"],
+        "las_all": scores["las_all"],
+        "spacy_dep_uas": pct(spacy_scores.get("dep_uas")),
+        "spacy_dep_las": pct(spacy_scores.get("dep_las")),
+        "sentences": sum(len(sentence_bounds(gold)) for gold in gold_docs),
+        "tokens": n_tokens,
+        "tokens_without_punct": scores["words_without_punct"],
+        "tokens_per_second": n_tokens / parser_seconds if parser_seconds > 0 else None,
+        "parser_seconds": parser_seconds,
+        "pipeline_seconds": total_seconds,
+        "parser_components": list(parsers),
+        "pipeline": list(nlp.pipe_names),
+        "gold_tags": bool(gold_tags),
+        "batch_size": batch_size,
+        "model": str(model),
+        "gold": str(gold_path),
+        "format": fmt,
+        "spacy_version": spacy.__version__,
+        "spacy_mstparse_version": __version__,
+    }
+
+
+def print_metrics(metrics: Dict[str, Any]) -> None:
+    """Print the metrics as a wasabi table (stdout)."""
+
+    def num(value, digits=2):
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    rows = [
+        ("UAS (no punct)", num(metrics["uas"])),
+        ("LAS (no punct)", num(metrics["las"])),
+        ("UAS (all words)", num(metrics["uas_all"])),
+        ("LAS (all words)", num(metrics["las_all"])),
+        ("spaCy dep_uas", num(metrics["spacy_dep_uas"])),
+        ("spaCy dep_las", num(metrics["spacy_dep_las"])),
+        ("Sentences", str(metrics["sentences"])),
+        ("Tokens", str(metrics["tokens"])),
+        ("Parser seconds", num(metrics["parser_seconds"], 3)),
+        ("Parser tokens/s", num(metrics["tokens_per_second"], 0)),
+    ]
+    tags = "gold tags" if metrics["gold_tags"] else "predicted tags"
+    msg.divider(f"{metrics['model']} on {metrics['gold']} ({tags})")
+    msg.table(rows, aligns=("l", "r"))
+
+
+def write_metrics(metrics: Dict[str, Any], path: PathLike) -> None:
+    """Write ``metrics`` as JSON, atomically (parent folders created)."""
+    atomic_write_text(path, json.dumps(metrics, indent=2) + "\n")
+
+
+# ---------------------------------------------------------------------------
+# parse
+# ---------------------------------------------------------------------------
+
+
+def detect_format(path: PathLike) -> str:
+    """"conllu" for .conllu, "conllx" for .conll / .conllx, else "text"."""
+    return EXTENSION_FORMATS.get(Path(path).suffix.lower(), "text")
+
+
+def _read_text(path: PathLike) -> List[str]:
+    """The non-empty lines of a UTF-8 text file, whitespace normalized."""
+    lines = []
+    with open(path, "rb") as file_:
+        for line_no, raw in enumerate(file_, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise EvaluationError(f"{path}:{line_no}: not valid UTF-8 ({err.reason})") from None
+            if line_no == 1:
+                line = line.lstrip("\ufeff")
+            # Whitespace runs become one space: CoNLL-U cannot hold
+            # whitespace tokens (tabs, several spaces).
+            line = " ".join(line.split())
+            if line:
+                lines.append(line)
+    return lines
+
+
+def _fits_stored_sentences(doc: Doc) -> bool:
+    """Whether every predicted head lies inside the doc's stored sentence."""
+    for start, end in sentence_bounds(doc):
+        for token in doc[start:end]:
+            if not start <= token.head.i < end:
+                return False
+    return True
+
+
+def parse_file(
+    model: PathLike,
+    input_path: PathLike,
+    output_path: PathLike,
+    fmt: str = "auto",
+    gold_tags: bool = False,
+    batch_size: int = 64,
+    nlp: Optional[Language] = None,
+    progress: Optional[bool] = None,
+) -> Dict[str, Any]:
+    """Parse ``input_path`` with the pipeline ``model`` and write CoNLL-U with
+    the predicted trees to ``output_path``.
+
+    CoNLL input (``fmt`` "conllu" / "conllx", or "auto" by extension) is parsed
+    on its words and sentences; its comments, multiword tokens and MISC are
+    kept, DEPS is written as "_". With ``gold_tags`` its UPOS / XPOS / FEATS /
+    lemmas are the parser's input, otherwise the pipeline's components
+    annotate them. Text input: one document per non-empty line, processed by
+    the whole pipeline from its tokenizer on. Returns a summary."""
+    if fmt not in PARSE_FORMATS:
+        raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
+    if batch_size < 1:
+        raise EvaluationError(f"batch_size must be >= 1, got {batch_size}")
+    if fmt == "auto":
+        fmt = detect_format(input_path)
+    if fmt == "text" and gold_tags:
+        raise EvaluationError(
+            f"{input_path}: gold tags need a CoNLL-U / CoNLL-X input (plain text has no tags)"
+        )
+    if nlp is None:
+        nlp = load_pipeline(model)
+    parser_components(nlp, model)
+    start = time.perf_counter()
+    if fmt == "text":
+        docs = [nlp.make_doc(line) for line in _read_text(input_path)]
+        docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
+    else:
+        gold_docs = _read_gold(input_path, nlp.vocab, fmt)
+        docs = make_input_docs(gold_docs, nlp.vocab, gold_tags)
+        docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
+        n_dropped = 0
+        for k, (gold, doc) in enumerate(zip(gold_docs, docs), 1):
+            _check_same_words(gold, doc, k, nlp)
+            data = gold.user_data.get(USER_DATA_KEY)
+            if data is not None:
+                # Comments, multiword tokens, empty nodes, MISC of the input,
+                # unless the pipeline's sentences no longer match them.
+                doc.user_data[USER_DATA_KEY] = copy.deepcopy(data)
+                if not _fits_stored_sentences(doc):
+                    del doc.user_data[USER_DATA_KEY]
+                    n_dropped += 1
+        if n_dropped:
+            warnings.warn(
+                f"{n_dropped} sentence(s) of {input_path} were re-segmented by the pipeline: "
+                "their comments and multiword tokens are not written"
+            )
+    seconds = time.perf_counter() - start
+    write_conllu(docs, output_path, enhanced_deps=False)
+    return {
+        "input": str(input_path),
+        "output": str(output_path),
+        "format": fmt,
+        "docs": len(docs),
+        "sentences": sum(len(sentence_bounds(doc)) for doc in docs),
+        "tokens": sum(len(doc) for doc in docs),
+        "seconds": seconds,
+    }

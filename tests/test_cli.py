@@ -1,0 +1,206 @@
+"""The ``evaluate`` and ``parse`` commands (and ``spacy_mstparse.evaluation``),
+on a small pipeline trained by the ``trained_pipeline`` fixture."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import spacy
+from typer.testing import CliRunner
+
+from spacy_mstparse.cli import app
+from spacy_mstparse.corpus.conll import read_conllu
+from spacy_mstparse.evaluation import make_input_docs
+
+REPO = Path(__file__).resolve().parents[1]
+METRIC_KEYS = {
+    "uas", "las", "uas_all", "las_all", "spacy_dep_uas", "spacy_dep_las",
+    "sentences", "tokens", "tokens_per_second", "parser_seconds", "gold_tags",
+    "model", "gold",
+}
+
+runner = CliRunner()
+
+
+def run(*args):
+    result = runner.invoke(app, [str(arg) for arg in args])
+    # Expected errors exit through typer.Exit, never with a traceback.
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    return result
+
+
+def conllu_words(path):
+    """[(form, head, deprel)] per sentence, read independently of the
+    project's reader (integer ids only)."""
+    sents, words = [], []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            if words:
+                sents.append(words)
+                words = []
+        elif not line.startswith("#"):
+            cols = line.split("\t")
+            if cols[0].isdigit():
+                words.append((cols[1], cols[6], cols[7]))
+    if words:
+        sents.append(words)
+    return sents
+
+
+def recompute(gold_path, pred_path):
+    """(UAS without punct, UAS with punct) of the predicted file."""
+    gold, pred = conllu_words(gold_path), conllu_words(pred_path)
+    assert [[w[0] for w in s] for s in gold] == [[w[0] for w in s] for s in pred]
+    n = n_all = ok = ok_all = 0
+    for gold_sent, pred_sent in zip(gold, pred):
+        for (_, g_head, g_dep), (_, p_head, _) in zip(gold_sent, pred_sent):
+            n_all += 1
+            ok_all += g_head == p_head
+            if g_dep not in ("punct", "p"):
+                n += 1
+                ok += g_head == p_head
+    return 100.0 * ok / n, 100.0 * ok_all / n_all
+
+
+@pytest.fixture(scope="module")
+def gold_metrics(trained_pipeline, sample_dev, tmp_path_factory):
+    out = tmp_path_factory.mktemp("evaluate") / "new" / "dir" / "metrics.json"
+    result = run("evaluate", trained_pipeline, sample_dev, "--gold-tags", "--output", out)
+    assert result.exit_code == 0, result.output
+    assert "UAS" in result.stdout
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_evaluate_gold_tags_metrics(gold_metrics, trained_pipeline, sample_dev):
+    m = gold_metrics
+    assert METRIC_KEYS <= set(m)
+    assert m["sentences"] == 200
+    assert m["tokens"] == sum(len(s) for s in conllu_words(sample_dev))
+    assert m["gold_tags"] is True
+    assert m["model"] == str(trained_pipeline) and m["gold"] == str(sample_dev)
+    assert 50 < m["uas"] < 100 and 50 < m["uas_all"] < 100
+    for key in ("uas", "uas_all"):
+        label_key = key.replace("uas", "las")
+        assert 0 < m[label_key] <= m[key]
+    # spaCy's scorer differs only in how predicted punctuation is counted.
+    assert abs(m["spacy_dep_uas"] - m["uas"]) < 3
+    assert abs(m["spacy_dep_las"] - m["las"]) < 3
+    assert m["parser_seconds"] > 0
+    assert m["tokens_per_second"] == pytest.approx(m["tokens"] / m["parser_seconds"])
+
+
+def test_parse_conllu_matches_evaluate(gold_metrics, trained_pipeline, sample_dev, tmp_path):
+    out = tmp_path / "parsed.conllu"
+    result = run("parse", trained_pipeline, sample_dev, out, "--gold-tags")
+    assert result.exit_code == 0, result.output
+    assert "200 sentences" in result.stdout
+    # Valid CoNLL-U (the reader checks one root per sentence and no cycles),
+    # with the gold words, comments and multiword tokens.
+    vocab = spacy.blank("en").vocab
+    parsed = list(read_conllu(out, vocab))
+    gold = list(read_conllu(sample_dev, vocab))
+    assert len(parsed) == len(gold) == 200
+    for p, g in zip(parsed, gold):
+        assert [t.text for t in p] == [t.text for t in g]
+        assert sum(t.dep_ == "root" for t in p) == 1
+        assert p.text == g.text
+    assert "# sent_id = " in out.read_text(encoding="utf-8")
+    uas, uas_all = recompute(sample_dev, out)
+    assert uas < 100  # predicted trees, not the input's gold trees
+    assert uas == pytest.approx(gold_metrics["uas"])
+    assert uas_all == pytest.approx(gold_metrics["uas_all"])
+
+
+def test_parse_text(trained_pipeline, tmp_path):
+    text = tmp_path / "input.txt"
+    text.write_text(
+        "The cat sat on the mat.\n\n  I like\tgreen   eggs and ham!\nHello\n", encoding="utf-8"
+    )
+    out = tmp_path / "out" / "text.conllu"
+    result = run("parse", trained_pipeline, text, out)
+    assert result.exit_code == 0, result.output
+    assert "(text): 3 docs" in result.stdout
+    assert "POS" in result.stderr  # no tagger in the pipeline: warned, still parsed
+    sents = list(read_conllu(out, spacy.blank("en").vocab))
+    assert [[t.text for t in s] for s in sents] == [
+        ["The", "cat", "sat", "on", "the", "mat", "."],
+        ["I", "like", "green", "eggs", "and", "ham", "!"],
+        ["Hello"],
+    ]
+    for doc in sents:
+        assert sum(t.head.i == t.i for t in doc) == 1
+
+
+def test_evaluate_subprocess(trained_pipeline, sample_dev, tmp_path):
+    out = tmp_path / "metrics.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "spacy_mstparse", "evaluate", str(trained_pipeline),
+         str(sample_dev.relative_to(REPO)), "--gold-tags", "--output", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    metrics = json.loads(out.read_text(encoding="utf-8"))
+    assert METRIC_KEYS <= set(metrics) and metrics["sentences"] == 200
+    assert metrics["uas"] > 50
+
+
+def test_evaluate_missing_model(sample_dev, tmp_path):
+    out = tmp_path / "metrics.json"
+    result = run("evaluate", tmp_path / "no_such_model", sample_dev, "--output", out)
+    assert result.exit_code == 1
+    assert "no_such_model" in result.stderr and "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_evaluate_malformed_gold(trained_pipeline, sample_dev, tmp_path):
+    lines = sample_dev.read_text(encoding="utf-8").splitlines(keepends=True)
+    bad_line = next(i for i, line in enumerate(lines) if line.startswith("5\t")) + 1
+    cols = lines[bad_line - 1].split("\t")
+    cols[6] = "x"
+    lines[bad_line - 1] = "\t".join(cols)
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("".join(lines), encoding="utf-8")
+    out = tmp_path / "metrics.json"
+    result = run("evaluate", trained_pipeline, bad, "--output", out)
+    assert result.exit_code == 1
+    assert f"{bad}:{bad_line}:" in result.stderr and "HEAD" in result.stderr
+    assert not out.exists()
+    # parse: same error, and an existing output file is left alone.
+    previous = tmp_path / "previous.conllu"
+    previous.write_text("keep me\n", encoding="utf-8")
+    result = run("parse", trained_pipeline, bad, previous)
+    assert result.exit_code == 1 and f"{bad}:{bad_line}:" in result.stderr
+    assert previous.read_text(encoding="utf-8") == "keep me\n"
+
+
+def test_no_parser_and_bad_options(tmp_path, sample_dev):
+    blank = tmp_path / "blank"
+    spacy.blank("en").to_disk(blank)
+    result = run("evaluate", blank, sample_dev)
+    assert result.exit_code == 1
+    assert "has no dependency parser component" in result.stderr
+    text = tmp_path / "in.txt"
+    text.write_text("Hello world.\n", encoding="utf-8")
+    result = run("parse", blank, text, tmp_path / "out.conllu", "--gold-tags")
+    assert result.exit_code == 1 and "gold tags" in result.stderr
+    assert not (tmp_path / "out.conllu").exists()
+
+
+def test_make_input_docs(sample_dev):
+    nlp = spacy.blank("en")
+    gold = list(read_conllu(sample_dev, nlp.vocab))[:3]
+    for gold_tags in (False, True):
+        docs = make_input_docs(gold, nlp.vocab, gold_tags)
+        for doc, ref in zip(docs, gold):
+            assert doc.text == ref.text and len(doc) == len(ref)
+            assert not doc.has_annotation("DEP")
+            assert [t.is_sent_start for t in doc] == [t.i == 0 for t in doc]
+            assert doc.has_annotation("POS") == gold_tags
+            if gold_tags:
+                assert [t.pos_ for t in doc] == [t.pos_ for t in ref]
+                assert [t.tag_ for t in doc] == [t.tag_ for t in ref]
+                assert [str(t.morph) for t in doc] == [str(t.morph) for t in ref]
+                assert [t.lemma_ for t in doc] == [t.lemma_ for t in ref]
