@@ -172,6 +172,22 @@ class MSTParser(Pipe):
         self._weights: Optional[Tuple[numpy.ndarray, numpy.ndarray]] = None
         self._warned = set()
 
+    # -- spaCy training-loop protocol ----------------------------------------
+    # The component has no thinc model: its learners update the weights inside
+    # update(). spaCy calls finish_update() only when ``model`` is not
+    # True/False/None, and logs the loss of pipes that are trainable.
+    model = True
+
+    @property
+    def is_trainable(self) -> bool:
+        return True
+
+    def use_params(self, params):
+        """Prediction always uses the averaged weights; spaCy's optimizer
+        averages do not apply (a plain generator, as Language.use_params
+        expects)."""
+        yield
+
     # -- labels -----------------------------------------------------------
     @property
     def labels(self) -> Tuple[str, ...]:

@@ -29,7 +29,6 @@ class SentenceEncoder:
             raise ValueError(
                 f"tag_columns must be one of {sorted(TAG_COLUMNS)}, got {tag_columns!r}"
             )
-        self.strings = vocab.strings
         self.tag_columns = tag_columns
         self.tag_attrs = TAG_COLUMNS[tag_columns]
         self.use_morph = use_morph
@@ -46,9 +45,10 @@ class SentenceEncoder:
         array = doc.to_array(attrs).astype("uint64", copy=False)
         if array.ndim == 1:
             array = array.reshape((-1, len(attrs)))
-        return [self._sentence(array[start:end]) for start, end in bounds]
+        strings = doc.vocab.strings
+        return [self._sentence(array[start:end], strings) for start, end in bounds]
 
-    def _sentence(self, rows: numpy.ndarray) -> Sentence:
+    def _sentence(self, rows: numpy.ndarray, strings) -> Sentence:
         n = rows.shape[0]
         words = numpy.empty(n + 1, dtype="uint64")
         words[0] = ROOT_WORD
@@ -56,7 +56,7 @@ class SentenceEncoder:
         prefixes = numpy.zeros(n + 1, dtype="uint64")
         is_long = numpy.zeros(n + 1, dtype="int8")
         for i in range(n):
-            prefixes[i + 1], is_long[i + 1] = self._prefix(int(rows[i, 0]))
+            prefixes[i + 1], is_long[i + 1] = self._prefix(int(rows[i, 0]), strings)
         n_tagsets = len(self.tag_attrs)
         tags = numpy.empty((n_tagsets, n + 1), dtype="uint64")
         tags[:, 0] = ROOT_TAG
@@ -65,16 +65,17 @@ class SentenceEncoder:
         morph: List[int] = []
         if self.use_morph:
             for i in range(n):
-                morph.extend(self._morph(int(rows[i, -1])))
+                morph.extend(self._morph(int(rows[i, -1]), strings))
                 morph_start[i + 2] = len(morph)
         return Sentence(
             words, prefixes, is_long, tags, morph_start, numpy.asarray(morph, dtype="uint64")
         )
 
-    def _prefix(self, lower_id: int) -> Tuple[int, bool]:
+    def _prefix(self, lower_id: int, strings) -> Tuple[int, bool]:
+        # Ids are hashes of the strings, so the caches hold across vocabs.
         cached = self._prefixes.get(lower_id)
         if cached is None:
-            text = self.strings[lower_id] if lower_id in self.strings else ""
+            text = strings[lower_id] if lower_id in strings else ""
             if len(text) > PREFIX_LENGTH:
                 cached = (get_string_id("<pre>" + text[:PREFIX_LENGTH]), True)
             else:
@@ -82,10 +83,10 @@ class SentenceEncoder:
             self._prefixes[lower_id] = cached
         return cached
 
-    def _morph(self, morph_id: int) -> Tuple[int, ...]:
+    def _morph(self, morph_id: int, strings) -> Tuple[int, ...]:
         cached = self._morphs.get(morph_id)
         if cached is None:
-            text = self.strings[morph_id] if morph_id and morph_id in self.strings else ""
+            text = strings[morph_id] if morph_id and morph_id in strings else ""
             cached = tuple(get_string_id(f) for f in text.split("|") if f and f != "_")
             self._morphs[morph_id] = cached
         return cached

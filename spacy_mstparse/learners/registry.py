@@ -6,6 +6,8 @@ Perceptron and MIRA follow McDonald et al. (2005), PA follows Crammer et al.
 / Lee et al. (2010). The entry-point group ``spacy_mst_learners`` in
 pyproject.toml points at the functions below.
 """
+from typing import Optional
+
 import spacy
 
 from .mira import MIRA
@@ -24,9 +26,10 @@ def make_perceptron() -> Perceptron:
 
 
 @spacy.registry.mst_learners("spacy_mstparse.MIRA.v1")
-def make_mira(C: float = float("inf")) -> MIRA:
-    """Averaged 1-best MIRA; ``C`` clips the step size (inf = no clipping)."""
-    return MIRA(C=C)
+def make_mira(C: Optional[float] = None) -> MIRA:
+    """Averaged 1-best MIRA; ``C`` clips the step size (None = no clipping,
+    as in McDonald et al. 2005)."""
+    return MIRA(C=float("inf") if C is None else C)
 
 
 @spacy.registry.mst_learners("spacy_mstparse.PassiveAggressive.v1")

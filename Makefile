@@ -1,0 +1,37 @@
+# spacy-mstparse: `make demo` and `make test` work on a fresh machine with
+# Python 3.11 and a C compiler. Everything runs inside .venv.
+PYTHON3 ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SOURCES := $(shell find spacy_mstparse -name '*.pyx' -o -name '*.pxd') pyproject.toml setup.py
+
+.PHONY: install demo test test-fast bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: $(SOURCES)
+	test -x $(PY) || $(PYTHON3) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+# Convert the bundled EWT sample, train a first-order mst_parser with
+# `spacy train` (project.yml workflow), evaluate it, print a few parses and
+# write a displaCy SVG.
+demo: install
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m spacy project run demo .
+
+test: install
+	$(PY) -m pytest -ra
+
+# Everything but the end-to-end packaging / spacy train tests.
+test-fast: install
+	$(PY) -m pytest -ra -m "not slow"
+
+bench: install
+	$(PY) benchmarks/bench_learners.py
+
+clean:
+	rm -rf build corpus training metrics packages project.lock
+	find spacy_mstparse -name '*.so' -delete
+	find spacy_mstparse -name '*.c' -delete
