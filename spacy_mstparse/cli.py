@@ -163,3 +163,25 @@ def parse_command(
         f"\u2714 Parsed {summary['input']} ({summary['format']}): {summary['docs']} docs, "
         f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']}"
     )
+
+
+@app.command("show")
+def show_command(
+    model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
+    input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="CoNLL-U file"),
+    n: int = typer.Option(3, "--n", "-n", min=1, help="How many sentences to show"),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Write a displaCy SVG of the first"),
+    gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the file's tags"),
+) -> None:
+    """Print the parses of the first sentences of a CoNLL-U file."""
+    from .corpus.conll import ConllFormatError
+    from .display import show
+    from .evaluation import EvaluationError
+
+    try:
+        with warnings_to_stderr():
+            show(model, input_path, n=n, svg_path=svg, gold_tags=gold_tags)
+    except ConllFormatError as err:
+        fail(f"Invalid CoNLL input: {err}")
+    except EvaluationError as err:
+        fail(str(err))
