@@ -63,7 +63,7 @@ DEFAULT_CONFIG = {
     },
     "features": {
         "@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
-        "tag_columns": "upos",
+        "tag_columns": "both",
         "use_morph": False,
         "n_buckets": 2**22,
     },

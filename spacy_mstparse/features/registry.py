@@ -24,7 +24,7 @@ class FeatureConfig:
 
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")
 def make_first_order_features(
-    tag_columns: str = "upos", use_morph: bool = False, n_buckets: int = 2**22
+    tag_columns: str = "both", use_morph: bool = False, n_buckets: int = 2**22
 ) -> FeatureConfig:
     """McDonald et al. (2005) Table 1 features.
 
