@@ -1,0 +1,278 @@
+"""Slow end-to-end tests: the ``all`` workflow of project.yml (convert, spacy
+train, evaluate, spacy package) run in a scratch copy of the project; the
+packaged pipeline installed into a fresh virtualenv next to a non-editable
+install of this repository; the trained pipelines loaded in-process.
+
+The project run is a module-scoped fixture shared by all tests. The fresh
+venv's `pip install <repo>` (which compiles the Cython extensions, most of the
+time of this module) starts in the background before the project run when
+the install test is selected. Deselect everything here with ``-m "not slow"``.
+Installing into the fresh venv needs PyPI or the local indexes (pip's cache is
+used).
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import srsly
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+# Enough epochs that spacy train evaluates a trained model: configs/
+# mst_parser.cfg evaluates every 100 steps (eval_frequency), the bundled
+# sample (1000 sentences, ~1000-word batches) gives ~25-30 steps per epoch,
+# and the model after the last step is never scored, so with 2 epochs
+# model-best would be the model after step 0 (one batch). An epoch takes ~2s.
+MAX_EPOCHS = 5
+PROJECT_TIMEOUT = 900
+PIP_TIMEOUT = 900
+INSTALL_TEST = "test_spacy_package_installs_and_loads_in_fresh_venv"
+
+# Left out of the copy of the repo that is pip-installed: build products,
+# environments and project outputs (as in .gitignore; the hand-written C under
+# spacy_mstparse/**/include/ is kept).
+SOURCE_IGNORE = {
+    ".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache",
+    "corpus", "training", "metrics", "packages", "project.lock", "benchmarks",
+}
+
+
+def _ignore_build_products(directory: str, names) -> set:
+    skip = {n for n in names if n in SOURCE_IGNORE or n.endswith((".egg-info", ".so"))}
+    if Path(directory).name != "include":
+        skip |= {n for n in names if n.endswith(".c")}
+    return skip
+
+
+def _bin_dir_env() -> dict:
+    """os.environ with the directory of sys.executable first on PATH, so that
+    `python` in project.yml scripts is this interpreter's environment. Not
+    resolved: resolving the venv's symlink would give the base interpreter."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def _output(result: subprocess.CompletedProcess) -> str:
+    args = " ".join(map(str, result.args))
+    return f"$ {args}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+
+
+def _check(result: subprocess.CompletedProcess) -> None:
+    assert result.returncode == 0, _output(result)
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory) -> SimpleNamespace:
+    """A new virtualenv and a background `pip install` of a copy of the repo
+    into it (non-editable: the extensions are compiled from the .pyx files).
+
+    The copy keeps pip's in-tree build from writing build/ and .c files into
+    the working tree and makes sure no in-place .so or stale build/ output is
+    reused. The background process is killed at teardown if still running."""
+    root = tmp_path_factory.mktemp("fresh_venv")
+    src = root / "src"
+    shutil.copytree(REPO, src, ignore=_ignore_build_products)
+    venv = root / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", str(venv)], check=True, timeout=300,
+        capture_output=True,
+    )
+    env = dict(os.environ)
+    for var in ("PYTHONPATH", "PYTHONHOME", "PIP_REQUIRE_VIRTUALENV"):
+        env.pop(var, None)
+    env["VIRTUAL_ENV"] = str(venv)
+    env["PATH"] = str(venv / "bin") + os.pathsep + env.get("PATH", "")
+    # setuptools reads this extra config: build the extensions in parallel.
+    build_cfg = root / "build_ext.cfg"
+    build_cfg.write_text(f"[build_ext]\nparallel = {os.cpu_count() or 1}\n")
+    env["DIST_EXTRA_CONFIG"] = str(build_cfg)
+    log = root / "pip-install-repo.log"
+    cmd = [str(venv / "bin" / "python"), "-m", "pip", "install", str(src)]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    state = SimpleNamespace(
+        root=root, venv=venv, python=venv / "bin" / "python", env=env, proc=proc,
+        log=log, cmd=cmd, start=time.perf_counter(),
+    )
+    yield state
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def project(request, tmp_path_factory) -> SimpleNamespace:
+    """Run `spacy project run all` once in a scratch copy of the project."""
+    if any(item.name == INSTALL_TEST for item in request.session.items):
+        # Start compiling the repo in the fresh venv while the project runs.
+        request.getfixturevalue("fresh_venv")
+    root = tmp_path_factory.mktemp("project")
+    shutil.copy2(REPO / "project.yml", root / "project.yml")
+    shutil.copytree(REPO / "configs", root / "configs")
+    shutil.copytree(REPO / "assets", root / "assets")
+    variables = srsly.read_yaml(root / "project.yml")["vars"]
+    cmd = [
+        sys.executable, "-m", "spacy", "project", "run", "all", str(root),
+        "--vars.max_epochs", str(MAX_EPOCHS),
+    ]
+    start = time.perf_counter()
+    result = subprocess.run(
+        cmd, cwd=root, env=_bin_dir_env(), capture_output=True, text=True,
+        timeout=PROJECT_TIMEOUT,
+    )
+    seconds = time.perf_counter() - start
+    name, config = variables["name"], variables["config"]
+    package = f"{variables['lang']}_{variables['package_name']}"
+    package_dir = root / "packages" / f"{package}-{variables['package_version']}"
+    return SimpleNamespace(
+        root=root,
+        result=result,
+        seconds=seconds,
+        corpus=[root / "corpus" / f"{name}-train.spacy", root / "corpus" / f"{name}-dev.spacy"],
+        training=root / "training" / f"{name}-{config}",
+        metrics=root / "metrics" / f"{name}-{config}.json",
+        package=package,
+        package_dir=package_dir,
+        sdist=package_dir / "dist" / f"{package_dir.name}.tar.gz",
+    )
+
+
+@pytest.fixture(scope="module")
+def finished_project(project) -> SimpleNamespace:
+    """The project run, which must have succeeded."""
+    if project.result.returncode != 0:
+        pytest.fail("`spacy project run all` failed:\n" + _output(project.result), pytrace=False)
+    return project
+
+
+def test_project_workflow_all(project):
+    _check(project.result)
+    print(f"\nspacy project run all: {project.seconds:.1f}s")
+    for path in project.corpus:
+        assert path.is_file() and path.stat().st_size > 0, path
+    for model in ("model-best", "model-last"):
+        assert (project.training / model / "config.cfg").is_file()
+        assert (project.training / model / "meta.json").is_file()
+        assert (project.training / model / "mst_parser").is_dir()
+    metrics = srsly.read_json(project.metrics)
+    for key in ("uas", "las", "uas_all", "las_all", "tokens_per_second"):
+        assert key in metrics, key
+        assert isinstance(metrics[key], (int, float)), (key, metrics[key])
+    assert metrics["uas"] > 60, metrics
+    assert 0 < metrics["las"] <= metrics["uas"] <= 100
+    assert 0 < metrics["las_all"] <= metrics["uas_all"] <= 100
+    assert metrics["tokens_per_second"] > 0
+    assert metrics["gold_tags"] is True
+    sdists = sorted((project.root / "packages").glob("*/dist/*.tar.gz"))
+    assert project.sdist in sdists, sdists
+
+
+def test_spacy_package_installs_and_loads_in_fresh_venv(finished_project, fresh_venv):
+    project = finished_project
+    meta = srsly.read_json(project.package_dir / "meta.json")
+    requirements = meta.get("requirements", [])
+    # `spacy package` adds the plugin when it finds the mst_parser factory's
+    # module in an installed distribution (entry points); without it the
+    # installed pipeline could not be loaded.
+    assert any(req.startswith("spacy-mstparse") for req in requirements), requirements
+
+    venv = fresh_venv
+    try:
+        returncode = venv.proc.wait(timeout=PIP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{' '.join(venv.cmd)} still running after {PIP_TIMEOUT}s")
+    print(f"\npip install <repo copy> (background): {time.perf_counter() - venv.start:.1f}s")
+    assert returncode == 0, f"$ {' '.join(venv.cmd)}\n{venv.log.read_text()}"
+
+    def run(*args):
+        start = time.perf_counter()
+        result = subprocess.run(
+            [str(venv.python), *map(str, args)], cwd=venv.root, env=venv.env,
+            capture_output=True, text=True, timeout=PIP_TIMEOUT,
+        )
+        _check(result)
+        print(f"{str(args[1]) if args[0] == '-m' else 'python -c'}: {time.perf_counter() - start:.1f}s")
+        return result
+
+    run("-m", "pip", "install", project.sdist)
+
+    words = ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "."]
+    pos = ["DET", "ADJ", "ADJ", "NOUN", "VERB", "ADP", "DET", "ADJ", "NOUN", "PUNCT"]
+    tags = ["DT", "JJ", "JJ", "NN", "VBZ", "IN", "DT", "JJ", "NN", "."]
+    script = textwrap.dedent(
+        f"""
+        import importlib.metadata, json
+        import spacy
+        from spacy.tokens import Doc
+        import spacy_mstparse
+
+        nlp = spacy.load({project.package!r})
+        doc = nlp(Doc(nlp.vocab, words={words!r}, pos={pos!r}, tags={tags!r}))
+        print(json.dumps({{
+            "heads": [t.head.i for t in doc],
+            "deps": [t.dep_ for t in doc],
+            "pipeline": nlp.pipe_names,
+            "plugin_file": spacy_mstparse.__file__,
+            "requires": importlib.metadata.requires({project.package!r}) or [],
+        }}))
+        """
+    )
+    result = run("-c", script)
+    # The component warns when its features read a tag column the doc lacks.
+    assert "annotation but the parser's features" not in result.stderr, result.stderr
+    parsed = json.loads(result.stdout.strip().splitlines()[-1])
+    assert parsed["pipeline"] == ["mst_parser"]
+    # The fresh venv's own (compiled, non-editable) copy of the plugin.
+    plugin_file = Path(parsed["plugin_file"]).resolve()
+    assert venv.venv.resolve() in plugin_file.parents, parsed["plugin_file"]
+    assert "site-packages" in plugin_file.parts, parsed["plugin_file"]
+    assert any(r.startswith("spacy-mstparse") for r in parsed["requires"]), parsed["requires"]
+    heads, deps = parsed["heads"], parsed["deps"]
+    assert len(heads) == len(deps) == len(words)
+    assert all(0 <= h < len(words) for h in heads), heads
+    roots = [i for i, h in enumerate(heads) if h == i]
+    assert len(roots) == 1, parsed
+    assert deps[roots[0]].lower() == "root", parsed
+    assert all(deps), parsed
+
+
+def test_trained_pipelines_load_and_meta_scores_match_evaluate(finished_project):
+    import spacy
+    from spacy.tokens import Doc
+
+    project = finished_project
+    words = ["This", "is", "a", "sentence", "."]
+    pos = ["PRON", "AUX", "DET", "NOUN", "PUNCT"]
+    tags = ["DT", "VBZ", "DT", "NN", "."]
+    for model in ("model-best", "model-last"):
+        nlp = spacy.load(project.training / model)
+        assert nlp.pipe_names == ["mst_parser"], model
+        doc = nlp(Doc(nlp.vocab, words=words, pos=pos, tags=tags))
+        assert doc.has_annotation("DEP"), model
+        assert sum(token.head.i == token.i for token in doc) == 1, model
+    meta = srsly.read_json(project.training / "model-best" / "meta.json")
+    metrics = srsly.read_json(project.metrics)
+    meta_uas = meta["performance"]["dep_uas"]
+    # Same definition on both sides, so they must agree: spacy train scores
+    # the dev corpus with spacy_mstparse.parser_scorer.v1 (spaCy's
+    # parser_score: labels lower-cased, punct/p left out) on gold tags and
+    # sentences, and evaluate's `spacy_dep_uas` is Scorer.score_deps with the
+    # same getter and ignored labels on the same dev sentences, gold tags.
+    # meta.json holds a 0-1 fraction, the metrics JSON percentages.
+    assert meta_uas > 0.6, meta["performance"]
+    assert metrics["spacy_dep_uas"] == pytest.approx(100 * meta_uas, abs=0.5), (
+        meta["performance"], metrics,
+    )
