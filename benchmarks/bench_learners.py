@@ -33,7 +33,7 @@ the repository root), and records:
   ``model-last/mst_parser/`` and of the whole ``model-last/`` directory.
 
 Steps: the train and dev files are converted once to DocBins under
-``benchmarks/work/`` (``python -m spacy_mstparse convert --n-sents 10``,
+``benchmarks/work/`` (``python -m spacy_mstparse convert --n-sents N``, N = 1 by default,
 reused while the source file and options are unchanged); for each learner a
 config is derived from ``configs/mst_parser.cfg`` (only
 ``components.mst_parser.learner`` is replaced) and written to
@@ -76,7 +76,9 @@ DEFAULT_TRAIN = REPO_ROOT / ".." / "shared" / "data" / "ud" / "en_ewt-ud-train.c
 DEFAULT_DEV = REPO_ROOT / ".." / "shared" / "data" / "ud" / "en_ewt-ud-dev.conllu"
 DEFAULT_WORK = REPO_ROOT / "benchmarks" / "work"
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results" / "learners.json"
-N_SENTS_PER_DOC = 10
+# One sentence per Doc, as project.yml converts: spacy train shuffles Docs, and
+# the online learners gain from sentence-level shuffling.
+N_SENTS_PER_DOC = 1
 QUICK_TRAIN_SENTS = 1000
 QUICK_EPOCHS = 1
 
@@ -469,6 +471,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--dev", type=Path, default=None,
                         help="dev CoNLL-U (default ../shared/data/ud/en_ewt-ud-dev.conllu "
                              "relative to the repository root)")
+    parser.add_argument("--n-sents", type=int, default=N_SENTS_PER_DOC,
+                        help=f"sentences per Doc in the converted DocBins (default {N_SENTS_PER_DOC})")
     parser.add_argument("--train-sents", type=int, default=None,
                         help="use only the first N training sentences (default: all; "
                              f"{QUICK_TRAIN_SENTS} with --quick)")
@@ -528,11 +532,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         train_src = corpus_dir / f"{args.train.stem}-first{args.train_sents}.conllu"
         n = take_sentences(args.train, train_src, args.train_sents)
         log(f"using the first {n} sentences of {rel(args.train)}")
-    train_spacy = corpus_dir / f"{train_src.stem}.spacy"
-    dev_spacy = corpus_dir / f"{args.dev.stem}.spacy"
+    train_spacy = corpus_dir / f"{train_src.stem}-n{args.n_sents}.spacy"
+    dev_spacy = corpus_dir / f"{args.dev.stem}-n{args.n_sents}.spacy"
     conversions = {
-        "train": convert_once(train_src, train_spacy, N_SENTS_PER_DOC),
-        "dev": convert_once(args.dev, dev_spacy, N_SENTS_PER_DOC),
+        "train": convert_once(train_src, train_spacy, args.n_sents),
+        "dev": convert_once(args.dev, dev_spacy, args.n_sents),
     }
 
     results: Dict[str, Any] = {
@@ -550,7 +554,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "dev": rel(args.dev),
             "dev_sentences": count_sentences(args.dev),
             "epochs": args.epochs,
-            "n_sents_per_doc": N_SENTS_PER_DOC,
+            "n_sents_per_doc": args.n_sents,
             "speed_runs": args.speed_runs,
             "peak_rss_method": "os.wait4(pid) rusage of each child process (ru_maxrss, KiB)",
             "model_size_method": "sum of file sizes (apparent size), 1 MB = 2**20 bytes",
