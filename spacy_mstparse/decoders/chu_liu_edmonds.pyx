@@ -31,7 +31,7 @@ arc h -> c, index 0 is the artificial root, ``heads[0] = -1``.
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-import numpy as np
+from .call_decoder cimport call_decoder
 
 
 cdef int chu_liu_edmonds_decode(const float* scores, int n, int* heads,
@@ -241,16 +241,6 @@ cdef int chu_liu_edmonds_decode(const float* scores, int n, int* heads,
     return 0
 
 
-def _score_matrix(scores):
-    arr = np.ascontiguousarray(scores, dtype=np.float32)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
-        raise ValueError(
-            "scores must be a square (n+1) x (n+1) matrix (row/column 0 = "
-            f"root, n >= 0), got an array of shape {arr.shape}"
-        )
-    return arr
-
-
 def chu_liu_edmonds(scores, single_root=True):
     """Best (possibly non-projective) tree for a (n+1) x (n+1) score matrix.
 
@@ -258,16 +248,4 @@ def chu_liu_edmonds(scores, single_root=True):
     an int32 array ``heads`` of length n+1 with ``heads[0] = -1``. With
     ``single_root=True`` exactly one word is attached to the root.
     """
-    cdef const float[:, ::1] view = _score_matrix(scores)
-    cdef int n = <int>view.shape[0] - 1
-    cdef bint sr = bool(single_root)
-    cdef int rc
-    heads = np.empty(n + 1, dtype=np.int32)
-    cdef int[::1] hv = heads
-    with nogil:
-        rc = chu_liu_edmonds_decode(&view[0, 0], n, &hv[0], sr)
-    if rc != 0:
-        raise MemoryError(
-            f"chu_liu_edmonds: could not allocate work arrays for n={n}"
-        )
-    return heads
+    return call_decoder(chu_liu_edmonds_decode, scores, single_root, "chu_liu_edmonds")

@@ -25,7 +25,7 @@ kept in double precision.
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-import numpy as np
+from .call_decoder cimport call_decoder
 
 
 cdef struct Chart:
@@ -182,16 +182,6 @@ cdef int eisner_decode(const float* scores, int n, int* heads,
     return 0
 
 
-def _score_matrix(scores):
-    arr = np.ascontiguousarray(scores, dtype=np.float32)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
-        raise ValueError(
-            "scores must be a square (n+1) x (n+1) matrix (row/column 0 = "
-            f"root, n >= 0), got an array of shape {arr.shape}"
-        )
-    return arr
-
-
 def eisner(scores, single_root=True):
     """Best projective tree for a (n+1) x (n+1) arc score matrix.
 
@@ -199,14 +189,4 @@ def eisner(scores, single_root=True):
     an int32 array ``heads`` of length n+1 with ``heads[0] = -1``. With
     ``single_root=True`` exactly one word is attached to the root.
     """
-    cdef const float[:, ::1] view = _score_matrix(scores)
-    cdef int n = <int>view.shape[0] - 1
-    cdef bint sr = bool(single_root)
-    cdef int rc
-    heads = np.empty(n + 1, dtype=np.int32)
-    cdef int[::1] hv = heads
-    with nogil:
-        rc = eisner_decode(&view[0, 0], n, &hv[0], sr)
-    if rc != 0:
-        raise MemoryError(f"eisner: could not allocate the chart for n={n}")
-    return heads
+    return call_decoder(eisner_decode, scores, single_root, "eisner")

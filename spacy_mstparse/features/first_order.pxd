@@ -9,8 +9,9 @@ cdef class FirstOrderFeatures:
     cdef readonly bint use_morph
     cdef uint64_t mask
 
-    cdef int head_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil
-    cdef int child_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil
+    cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil
+    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const float* w,
+                           uint64_t* buf, double* sums) noexcept nogil
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
                         const int* n_between, uint64_t* out) noexcept nogil
     cdef int capacity(self, Sentence s) noexcept nogil

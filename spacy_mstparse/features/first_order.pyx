@@ -74,6 +74,8 @@ cdef enum Template:
 
 # Template ids for the second tag column are offset by this much.
 DEF TAGSET_STRIDE = 64
+# Child unigram templates (T_CWP..T_CX) are the head ones (T_HWP..T_HX) + this.
+DEF CHILD_OFFSET = 5
 
 
 cdef inline int dd_code(int h, int c) noexcept nogil:
@@ -131,45 +133,44 @@ cdef class FirstOrderFeatures:
         # head + child + pair templates of one arc
         return (50 + s.n) * s.n_tagsets + 4 * max_m + max_m * max_m + 16
 
-    cdef int head_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil:
+    cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil:
+        """Base hashes of the templates reading only token ``i``, as the head
+        (``as_head``) or as the child of an arc (Table 1a)."""
+        # child templates are the head templates shifted by CHILD_OFFSET
+        cdef uint64_t side = 0 if as_head else CHILD_OFFSET
         cdef int k = 0, t, m
         cdef uint64_t tid, P
         cdef uint64_t W = s.word[i]
         cdef uint64_t X = s.prefix[i]
         for t in range(s.n_tagsets):
-            tid = t * TAGSET_STRIDE
+            tid = t * TAGSET_STRIDE + side
             P = s.tag_row(t)[i]
             out[k] = mix3(tid + T_HWP, W, P); k += 1
             out[k] = mix(tid + T_HP, P); k += 1
             if s.is_long[i]:
                 out[k] = mix3(tid + T_HXP, X, P); k += 1
-        out[k] = mix(T_HW, W); k += 1
+        out[k] = mix(side + T_HW, W); k += 1
         if s.is_long[i]:
-            out[k] = mix(T_HX, X); k += 1
+            out[k] = mix(side + T_HX, X); k += 1
         if self.use_morph:
             for m in range(s.morph_start[i], s.morph_start[i + 1]):
-                out[k] = mix(T_MORPH_H, s.morph[m]); k += 1
+                out[k] = mix(T_MORPH_H if as_head else T_MORPH_C, s.morph[m]); k += 1
         return k
 
-    cdef int child_bases(self, Sentence s, int i, uint64_t* out) noexcept nogil:
-        cdef int k = 0, t, m
-        cdef uint64_t tid, P
-        cdef uint64_t W = s.word[i]
-        cdef uint64_t X = s.prefix[i]
-        for t in range(s.n_tagsets):
-            tid = t * TAGSET_STRIDE
-            P = s.tag_row(t)[i]
-            out[k] = mix3(tid + T_CWP, W, P); k += 1
-            out[k] = mix(tid + T_CP, P); k += 1
-            if s.is_long[i]:
-                out[k] = mix3(tid + T_CXP, X, P); k += 1
-        out[k] = mix(T_CW, W); k += 1
-        if s.is_long[i]:
-            out[k] = mix(T_CX, X); k += 1
-        if self.use_morph:
-            for m in range(s.morph_start[i], s.morph_start[i + 1]):
-                out[k] = mix(T_MORPH_C, s.morph[m]); k += 1
-        return k
+    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const float* w,
+                           uint64_t* buf, double* sums) noexcept nogil:
+        """sums[dd] = total weight of token i's unigram features conjoined
+        (and not) with each direction/distance code dd."""
+        cdef int k = self.unigram_bases(s, i, as_head, buf)
+        cdef int j, dd
+        cdef double base = 0.0, total
+        for j in range(k):
+            base += w[buf[j] & self.mask]
+        for dd in range(1, 15):
+            total = base
+            for j in range(k):
+                total += w[mix(buf[j], dd) & self.mask]
+            sums[dd] = total
 
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
                         const int* n_between, uint64_t* out) noexcept nogil:
@@ -240,7 +241,7 @@ cdef class FirstOrderFeatures:
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
         cdef int n_between[2]
         cdef int i, j, k, h, c, dd, t
-        cdef double base, total
+        cdef double total
         cdef uint64_t b
         if buf is NULL or head_sum is NULL or child_sum is NULL or between is NULL:
             free(buf); free(head_sum); free(child_sum); free(between)
@@ -248,24 +249,8 @@ cdef class FirstOrderFeatures:
         memset(out, 0, N * N * sizeof(float))
         # Head-only and child-only templates: one sum per token and dd code.
         for i in range(N):
-            k = self.head_bases(s, i, buf)
-            base = 0.0
-            for j in range(k):
-                base += w[buf[j] & mask]
-            for dd in range(1, 15):
-                total = base
-                for j in range(k):
-                    total += w[mix(buf[j], dd) & mask]
-                head_sum[i * N_DD + dd] = total
-            k = self.child_bases(s, i, buf)
-            base = 0.0
-            for j in range(k):
-                base += w[buf[j] & mask]
-            for dd in range(1, 15):
-                total = base
-                for j in range(k):
-                    total += w[mix(buf[j], dd) & mask]
-                child_sum[i * N_DD + dd] = total
+            self.unigram_sums(s, i, True, w, buf, head_sum + i * N_DD)
+            self.unigram_sums(s, i, False, w, buf, child_sum + i * N_DD)
         for h in range(N):
             # children to the right of h, then to the left; the set of tags
             # in between grows by one token per step.
@@ -368,8 +353,8 @@ cdef class FirstOrderFeatures:
                     for p in range(min(h, c) + 1, max(h, c)):
                         add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
                 dd = dd_code(h, c)
-                k = self.head_bases(s, h, buf)
-                k += self.child_bases(s, c, buf + k)
+                k = self.unigram_bases(s, h, True, buf)
+                k += self.unigram_bases(s, c, False, buf + k)
                 k += self.pair_bases(s, h, c, between, n_between, buf + k)
                 for j in range(k):
                     res[total] = buf[j] & mask
