@@ -13,7 +13,7 @@ and w += tau x.
 from libc.math cimport isfinite, sqrt
 from libc.stdint cimport uint64_t
 
-from .sparse cimport sparse_sq_norm
+from .online cimport OnlineLearner
 from .weight_table cimport WeightTable
 
 VARIANTS = ("PA", "PA-I", "PA-II")
@@ -32,12 +32,9 @@ cpdef double pa_tau(int kind, double loss, double sq_norm, double C) noexcept:
     return tau
 
 
-cdef class PassiveAggressive:
+cdef class PassiveAggressive(OnlineLearner):
     """PA / PA-I / PA-II (Nguyen et al. 2007, Algorithm 1)."""
 
-    cdef readonly int batch_size
-    cdef readonly bint loss_augmented
-    cdef public bint averaged
     cdef readonly str variant
     cdef readonly double C
     cdef int _kind
@@ -48,42 +45,19 @@ cdef class PassiveAggressive:
                 f"PassiveAggressive: unknown variant {variant!r}, expected one of {VARIANTS}")
         if not isfinite(C) or C <= 0.0:
             raise ValueError(f"PassiveAggressive: C must be finite and > 0, got {C}")
+        OnlineLearner.__init__(self, averaged)
         self.variant = variant
         self._kind = VARIANTS.index(variant)
         self.C = C
-        self.batch_size = 1
-        self.loss_augmented = False
-        self.averaged = averaged
 
-    def step(self, WeightTable table, list batch):
-        """One update per sentence (w += tau x), then tick."""
-        cdef const uint64_t[:] idx
-        cdef const double[:] val
-        cdef long n_wrong
-        cdef long total_wrong = 0
-        cdef long n_updates = 0
-        cdef double sq, loss, tau, tau_sum = 0.0, loss_sum = 0.0
-        for item in batch:
-            idx, val, n_wrong = item[0], item[1], item[2]
-            total_wrong += n_wrong
-            sq = sparse_sq_norm(val)
-            if sq > 0.0:
-                loss = sqrt(<double>n_wrong) - table.dot(idx, val)
-                if loss > 0.0:
-                    loss_sum += loss
-                    tau = pa_tau(self._kind, loss, sq, self.C)
-                    table.add(idx, val, tau)
-                    n_updates += 1
-                    tau_sum += tau
-            table.tick()
-        n = len(batch)
-        return {
-            "n_sentences": n,
-            "n_wrong": total_wrong,
-            "n_updates": n_updates,
-            "tau": tau_sum / n if n else 0.0,
-            "loss": loss_sum / n if n else 0.0,
-        }
+    cdef double step_size(self, WeightTable table, const uint64_t[:] idx, const double[:] val,
+                          long n_wrong, double sq_norm, double* loss):
+        cdef double l = sqrt(<double>n_wrong) - table.dot(idx, val)
+        loss[0] = l if l > 0.0 else 0.0
+        return pa_tau(self._kind, loss[0], sq_norm, self.C)
+
+    def __reduce__(self):
+        return (PassiveAggressive, (self.variant, self.C, self.averaged))
 
     def __repr__(self):
         return f"PassiveAggressive(variant={self.variant!r}, C={self.C}, averaged={self.averaged})"
