@@ -1,6 +1,5 @@
 """Tests for CoNLL-U / CoNLL-X I/O, the ``convert`` command, the gold
 annotations corpus reader and the bundled English EWT sample."""
-import os
 import pickle
 import subprocess
 import sys
@@ -359,7 +358,7 @@ def test_space_after_and_mwt_round_trip(tmp_path, nlp):
 def test_n_sents_groups_sentences(tmp_path, nlp):
     sents = []
     for k in range(7):
-        sents += [f"# sent_id = {k}", f"1\tS{k}\ts\tPROPN\tNNP\t_\t0\troot\t_\t_", f"2\tran\trun\tVERB\tVBD\t_\t1\tacl\t_\t_", ""]
+        sents += [f"# sent_id = {k}", f"1\tS{k}\ts\tPROPN\tNNP\t_\t0\troot\t_\t_", "2\tran\trun\tVERB\tVBD\t_\t1\tacl\t_\t_", ""]
     path = write(tmp_path, "seven.conllu", sents)
     docs = list(read_conllu(path, nlp.vocab, n_sents=3))
     assert [len(d) for d in docs] == [6, 6, 2]

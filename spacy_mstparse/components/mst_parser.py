@@ -25,7 +25,6 @@ reference docs to have the same tokenization.
 """
 import warnings
 from collections import Counter
-from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
