@@ -14,6 +14,9 @@ cdef class FirstOrderFeatures:
                            uint64_t* buf, double* sums) noexcept nogil
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
                         const int* n_between, uint64_t* out) noexcept nogil
+    cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
+                          const int* n_between, uint64_t* buf, const float* w,
+                          const double* head_sum, const double* child_sum) noexcept nogil
     cdef int capacity(self, Sentence s) noexcept nogil
     cdef int score_into(self, Sentence s, const float* w, float scale,
                         float* out) noexcept nogil

@@ -227,6 +227,22 @@ cdef class FirstOrderFeatures:
                     out[k] = mix3(T_MORPH_HC, s.morph[mh], s.morph[mc]); k += 1
         return k
 
+    cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
+                          const int* n_between, uint64_t* buf, const float* w,
+                          const double* head_sum, const double* child_sum) noexcept nogil:
+        """Unscaled score of h -> c: the precomputed head and child unigram sums
+        for this direction/distance plus the pair templates, each plain and
+        conjoined with the direction/distance code."""
+        cdef int dd = dd_code(h, c)
+        cdef int k = self.pair_bases(s, h, c, between, n_between, buf)
+        cdef double total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
+        cdef int j
+        cdef uint64_t b
+        for j in range(k):
+            b = buf[j]
+            total += w[b & self.mask] + w[mix(b, dd) & self.mask]
+        return total
+
     cdef int score_into(self, Sentence s, const float* w, float scale, float* out) noexcept nogil:
         """Fill ``out`` ((n+1) x (n+1), row-major) with arc scores; 0 where unused.
 
@@ -234,15 +250,12 @@ cdef class FirstOrderFeatures:
         """
         cdef int n = s.n, N = s.n + 1
         cdef int cap = self.capacity(s)
-        cdef uint64_t mask = self.mask
         cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
         cdef double* head_sum = <double*>malloc(N * N_DD * sizeof(double))
         cdef double* child_sum = <double*>malloc(N * N_DD * sizeof(double))
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
         cdef int n_between[2]
-        cdef int i, j, k, h, c, dd, t
-        cdef double total
-        cdef uint64_t b
+        cdef int i, h, c, t
         if buf is NULL or head_sum is NULL or child_sum is NULL or between is NULL:
             free(buf); free(head_sum); free(child_sum); free(between)
             return -1
@@ -260,13 +273,8 @@ cdef class FirstOrderFeatures:
                 if c > h + 1:
                     for t in range(s.n_tagsets):
                         add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c - 1])
-                dd = dd_code(h, c)
-                k = self.pair_bases(s, h, c, between, n_between, buf)
-                total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
-                for j in range(k):
-                    b = buf[j]
-                    total += w[b & mask] + w[mix(b, dd) & mask]
-                out[h * N + c] = <float>(scale * total)
+                out[h * N + c] = <float>(scale * self.arc_score(
+                    s, h, c, between, n_between, buf, w, head_sum, child_sum))
             if h == 0:
                 continue
             for t in range(s.n_tagsets):
@@ -275,13 +283,8 @@ cdef class FirstOrderFeatures:
                 if c < h - 1:
                     for t in range(s.n_tagsets):
                         add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c + 1])
-                dd = dd_code(h, c)
-                k = self.pair_bases(s, h, c, between, n_between, buf)
-                total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
-                for j in range(k):
-                    b = buf[j]
-                    total += w[b & mask] + w[mix(b, dd) & mask]
-                out[h * N + c] = <float>(scale * total)
+                out[h * N + c] = <float>(scale * self.arc_score(
+                    s, h, c, between, n_between, buf, w, head_sum, child_sum))
         free(buf); free(head_sum); free(child_sum); free(between)
         return 0
 

@@ -251,11 +251,7 @@ cdef class WeightTable:
         cdef Py_ssize_t n = idx.shape[0]
         cdef Py_ssize_t i
         cdef uint64_t nb = <uint64_t>self.n_buckets
-        cdef uint64_t f
         cdef bint bad = False
-        cdef double factor, old, new, dsq = 0.0
-        cdef double S = self.cum_scale
-        cdef float new32
         if val.shape[0] != n:
             raise ValueError(f"idx and val differ in length ({n} != {val.shape[0]})")
         with nogil:
@@ -265,22 +261,10 @@ cdef class WeightTable:
                     break
         if bad:
             raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
-        if step == 0.0:
+        if step == 0.0 or n == 0:
             return
-        factor = step / self.scale
         with nogil:
-            for i in range(n):
-                f = idx[i]
-                old = self._v[f]
-                self._acc[f] += old * (S - self._stamp[f])
-                self._stamp[f] = S
-                new32 = <float>(old + factor * val[i])
-                new = new32
-                self._v[f] = new32
-                dsq += new * new - old * old
-        self.sq_norm_v += dsq
-        if self.sq_norm_v < 0.0:
-            self.sq_norm_v = 0.0
+            self.add_ptr(&idx[0], &val[0], n, step)
 
     cpdef void scale_by(self, double factor) except *:
         """w *= factor in O(1) (O(table) if factor == 0 or on renormalisation)."""
