@@ -5,13 +5,31 @@
 - ``chu_liu_edmonds``: best non-projective tree, maximum spanning arborescence
   (Chu & Liu 1965; Edmonds 1967; McDonald et al. 2005b).
 
-Both take ``single_root`` (default True: exactly one word attached to the
+- ``eisner_second_order`` / ``eisner_k_best``: exact projective decoding with
+  sibling scores and k-best lists (McDonald & Pereira 2006; Huang & Chiang
+  2005); first-order k-best is the same decoder without sibling scores.
+- ``approximate_nonprojective``: second-order non-projective decoding by
+  hill-climbing from the projective tree (McDonald & Pereira 2006).
+
+The first-order decoders take ``single_root`` (default True: exactly one word attached to the
 root). ``is_valid_tree`` and ``is_projective`` check head arrays. Cython code
 can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` directly (nogil), see
 the .pxd files.
 """
 from .chu_liu_edmonds import chu_liu_edmonds
 from .eisner import eisner
+from .eisner_second_order import eisner_k_best, eisner_second_order, second_order_tree_score
+from .second_order_nonprojective import approximate_nonprojective, improve_tree
 from .trees import is_projective, is_valid_tree
 
-__all__ = ["eisner", "chu_liu_edmonds", "is_valid_tree", "is_projective"]
+__all__ = [
+    "eisner",
+    "chu_liu_edmonds",
+    "eisner_second_order",
+    "eisner_k_best",
+    "second_order_tree_score",
+    "approximate_nonprojective",
+    "improve_tree",
+    "is_valid_tree",
+    "is_projective",
+]

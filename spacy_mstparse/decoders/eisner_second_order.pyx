@@ -1,0 +1,307 @@
+"""Exact projective decoding with sibling (second-order) scores and k-best
+lists: McDonald & Pereira (2006)'s second-order Eisner algorithm, with every
+chart cell holding its k best items (Huang & Chiang 2005, Algorithm 1 with
+the "(i+1)(j+1) <= k" pruning of the pair grid).
+
+A tree's score is the sum of its arc scores ``arc[h, c]`` plus, for every
+head h and each side of h, the sibling scores of its dependents on that side
+taken from the head outwards c1, c2, ...: ``sib[h, h, c1]`` (c1 is the first
+child: "no sibling" marker) + ``sib[h, c1, c2]`` + ``sib[h, c2, c3]`` + ...
+With ``sib=None`` all sibling scores are 0 and this is first-order k-best
+Eisner (one decoder, the variant is just the scores passed).
+
+Chart over the words 1..n (spans [s, t], s <= t), with the single root child
+m chosen at the end as ``arc[0, m] + sib[0, 0, m] + CL[1, m] + CR[m, n]``:
+
+- ``CR[s, t]``: complete, headed by s, covering s..t;
+- ``CL[s, t]``: complete, headed by t;
+- ``IR[s, t]``: incomplete, arc s -> t: either t is s's first right child
+  (``CL[s+1, t]``) or its previous right child is r (``IR[s, r] + SB[r, t]``);
+- ``IL[s, t]``: incomplete, arc t -> s, mirrored (``CR[s, t-1]`` or
+  ``SB[s, r] + IL[r, t]``);
+- ``SB[s, t]``: s and t are adjacent siblings of a head outside [s, t]:
+  ``CR[s, r] + CL[r+1, t]``.
+
+Each cell keeps up to k items sorted by score with back-pointers (rule,
+split, rank of the left part, rank of the right part). Two sorted lists of
+length k combine into at most k useful pairs (i, j) with (i+1)(j+1) <= k, so
+k-best costs about k log k times the 1-best chart. Ties keep the earlier
+item. Memory is O(k n^2); the sibling score array is (n+1)^3 float32.
+"""
+from libc.math cimport INFINITY
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+# Cell kinds.
+DEF K_CR = 0
+DEF K_CL = 1
+DEF K_IR = 2
+DEF K_IL = 3
+DEF K_SB = 4
+DEF N_KINDS = 5
+
+
+cdef struct KChart:
+    int N          # n + 1
+    int k
+    double* score  # [kind][s][t][e]
+    int* count     # [kind][s][t]
+    int* bp        # [kind][s][t][e][4]: rule, r, rank a, rank b
+
+
+cdef inline Py_ssize_t _cell(const KChart* ch, int kind, int s, int t) noexcept nogil:
+    return (<Py_ssize_t>kind * ch.N + s) * ch.N + t
+
+
+cdef inline void _push(KChart* ch, Py_ssize_t cell, double v, int rule, int r,
+                       int a, int b) noexcept nogil:
+    """Insert an item into a cell's sorted top-k list (if it makes the cut)."""
+    cdef int k = ch.k
+    cdef int cnt = ch.count[cell]
+    cdef double* sc = ch.score + cell * k
+    cdef int* bp = ch.bp + cell * k * 4
+    cdef int pos, q
+    if cnt == k and v <= sc[k - 1]:
+        return
+    pos = cnt if cnt < k else k - 1
+    while pos > 0 and sc[pos - 1] < v:
+        pos -= 1
+    q = (cnt if cnt < k else k - 1)
+    while q > pos:
+        sc[q] = sc[q - 1]
+        bp[4 * q] = bp[4 * (q - 1)]
+        bp[4 * q + 1] = bp[4 * (q - 1) + 1]
+        bp[4 * q + 2] = bp[4 * (q - 1) + 2]
+        bp[4 * q + 3] = bp[4 * (q - 1) + 3]
+        q -= 1
+    sc[pos] = v
+    bp[4 * pos] = rule
+    bp[4 * pos + 1] = r
+    bp[4 * pos + 2] = a
+    bp[4 * pos + 3] = b
+    if cnt < k:
+        ch.count[cell] = cnt + 1
+
+
+cdef inline void _combine(KChart* ch, Py_ssize_t out, Py_ssize_t left, Py_ssize_t right,
+                          double extra, int rule, int r) noexcept nogil:
+    """Push the useful pairs left[i] + right[j] + extra into cell ``out``."""
+    cdef int k = ch.k
+    cdef int na = ch.count[left], nb = ch.count[right]
+    cdef const double* A = ch.score + left * k
+    cdef const double* B = ch.score + right * k
+    cdef int i, j
+    cdef double v
+    cdef const double* worst = ch.score + out * k + (k - 1)
+    for i in range(na):
+        if nb == 0:
+            return
+        if ch.count[out] == k and A[i] + B[0] + extra <= worst[0]:
+            return
+        for j in range(nb):
+            if (i + 1) * (j + 1) > k:
+                break
+            v = A[i] + B[j] + extra
+            if ch.count[out] == k and v <= worst[0]:
+                break
+            _push(ch, out, v, rule, r, i, j)
+
+
+cdef void _back(const KChart* ch, int kind, int s, int t, int e, int* heads) noexcept nogil:
+    """Write the arcs of item e of cell (kind, s, t) into heads. Every call
+    covers a strictly smaller span or moves from an I cell to its parts, so
+    the depth is O(n)."""
+    cdef Py_ssize_t cell
+    cdef const int* bp
+    cdef int rule, r, a, b
+    if s == t:
+        return
+    cell = _cell(ch, kind, s, t)
+    bp = ch.bp + (cell * ch.k + e) * 4
+    rule = bp[0]; r = bp[1]; a = bp[2]; b = bp[3]
+    if kind == K_CR:
+        _back(ch, K_IR, s, r, a, heads)
+        _back(ch, K_CR, r, t, b, heads)
+    elif kind == K_CL:
+        _back(ch, K_CL, s, r, a, heads)
+        _back(ch, K_IL, r, t, b, heads)
+    elif kind == K_SB:
+        _back(ch, K_CR, s, r, a, heads)
+        _back(ch, K_CL, r + 1, t, b, heads)
+    elif kind == K_IR:
+        heads[t] = s
+        if rule == 0:
+            _back(ch, K_CL, s + 1, t, b, heads)
+        else:
+            _back(ch, K_IR, s, r, a, heads)
+            _back(ch, K_SB, r, t, b, heads)
+    else:  # K_IL
+        heads[s] = t
+        if rule == 0:
+            _back(ch, K_CR, s, t - 1, a, heads)
+        else:
+            _back(ch, K_SB, s, r, a, heads)
+            _back(ch, K_IL, r, t, b, heads)
+
+
+cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, int k,
+                                    int* heads, double* tree_scores) noexcept nogil:
+    """The k best projective single-root trees. ``heads`` receives up to k rows
+    of n+1 ints, ``tree_scores`` their scores (best first). ``sib`` may be
+    NULL (first order). Returns the number of trees found, or -1 when memory
+    could not be allocated."""
+    cdef int N = n + 1
+    cdef int w, s, t, r, m, e, i
+    cdef Py_ssize_t n_cells = <Py_ssize_t>N_KINDS * N * N
+    cdef Py_ssize_t c_out, root_cell
+    cdef double extra
+    cdef KChart ch
+    cdef double* root_score
+    cdef int* root_bp
+    cdef int root_count
+    cdef Py_ssize_t NN = <Py_ssize_t>N * N
+    if n == 0:
+        return 0
+    ch.N = N
+    ch.k = k
+    ch.score = <double*>malloc(n_cells * k * sizeof(double))
+    ch.count = <int*>malloc(n_cells * sizeof(int))
+    ch.bp = <int*>malloc(n_cells * k * 4 * sizeof(int))
+    if ch.score is NULL or ch.count is NULL or ch.bp is NULL:
+        free(ch.score); free(ch.count); free(ch.bp)
+        return -1
+    for i in range(n_cells):
+        ch.count[i] = 0
+    for s in range(1, N):
+        for w in range(K_CR, K_CL + 1):
+            c_out = _cell(&ch, w, s, s)
+            ch.count[c_out] = 1
+            ch.score[c_out * k] = 0.0
+    for w in range(1, n):
+        for s in range(1, N - w):
+            t = s + w
+            # SB[s, t]: s's right subtree next to t's left subtree.
+            c_out = _cell(&ch, K_SB, s, t)
+            for r in range(s, t):
+                _combine(&ch, c_out, _cell(&ch, K_CR, s, r), _cell(&ch, K_CL, r + 1, t), 0.0, 0, r)
+            # IR[s, t]: arc s -> t.
+            c_out = _cell(&ch, K_IR, s, t)
+            extra = arc[s * N + t] + (sib[(s * N + s) * N + t] if sib is not NULL else 0.0)
+            _combine(&ch, c_out, _cell(&ch, K_CR, s, s), _cell(&ch, K_CL, s + 1, t), extra, 0, s)
+            for r in range(s + 1, t):
+                extra = arc[s * N + t] + (sib[(s * N + r) * N + t] if sib is not NULL else 0.0)
+                _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_SB, r, t), extra, 1, r)
+            # IL[s, t]: arc t -> s.
+            c_out = _cell(&ch, K_IL, s, t)
+            extra = arc[t * N + s] + (sib[(t * N + t) * N + s] if sib is not NULL else 0.0)
+            _combine(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _cell(&ch, K_CL, t, t), extra, 0, t)
+            for r in range(s + 1, t):
+                extra = arc[t * N + s] + (sib[(t * N + r) * N + s] if sib is not NULL else 0.0)
+                _combine(&ch, c_out, _cell(&ch, K_SB, s, r), _cell(&ch, K_IL, r, t), extra, 1, r)
+            # CR[s, t] and CL[s, t].
+            c_out = _cell(&ch, K_CR, s, t)
+            for r in range(s + 1, t + 1):
+                _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_CR, r, t), 0.0, 0, r)
+            c_out = _cell(&ch, K_CL, s, t)
+            for r in range(s, t):
+                _combine(&ch, c_out, _cell(&ch, K_CL, s, r), _cell(&ch, K_IL, r, t), 0.0, 0, r)
+    # The root's single child m. Cell (K_CR, 0, 0) is unused by the chart
+    # (row 0 is the root): borrow it for the root list.
+    root_cell = _cell(&ch, K_CR, 0, 0)
+    ch.count[root_cell] = 0
+    for m in range(1, N):
+        extra = arc[m] + (sib[m] if sib is not NULL else 0.0)   # arc[0, m], sib[0, 0, m]
+        _combine(&ch, root_cell, _cell(&ch, K_CL, 1, m), _cell(&ch, K_CR, m, n), extra, 0, m)
+    root_count = ch.count[root_cell]
+    root_score = ch.score + root_cell * k
+    root_bp = ch.bp + root_cell * k * 4
+    for e in range(root_count):
+        m = root_bp[4 * e + 1]
+        for i in range(N):
+            heads[e * N + i] = -1
+        heads[e * N + m] = 0
+        _back(&ch, K_CL, 1, m, root_bp[4 * e + 2], heads + e * N)
+        _back(&ch, K_CR, m, n, root_bp[4 * e + 3], heads + e * N)
+        tree_scores[e] = root_score[e]
+    free(ch.score); free(ch.count); free(ch.bp)
+    return root_count
+
+
+def _checked_scores(scores, sib):
+    arc = np.ascontiguousarray(scores, dtype=np.float32)
+    if arc.ndim != 2 or arc.shape[0] != arc.shape[1] or arc.shape[0] < 1:
+        raise ValueError(
+            f"scores must be a square (n+1) x (n+1) matrix, got an array of shape {arc.shape}"
+        )
+    N = arc.shape[0]
+    if sib is not None:
+        sib = np.ascontiguousarray(sib, dtype=np.float32)
+        if sib.shape != (N, N, N):
+            raise ValueError(f"sib must have shape {(N, N, N)}, got {sib.shape}")
+    return arc, sib
+
+
+def eisner_k_best(scores, sib=None, int k=5):
+    """The k best projective single-root trees under arc (and sibling) scores.
+
+    scores: (n+1) x (n+1) arc scores, ``scores[h, c]``; index 0 is the root.
+    sib: None (first order) or (n+1)^3 sibling scores ``sib[h, s, c]``, with
+        ``s == h`` for the first child of h on that side (read only where s is
+        h or lies strictly between h and c).
+    Returns ``(heads, tree_scores)``: int32 (m, n+1) with ``heads[:, 0] = -1``
+    and float64 (m,), best first, m = min(k, number of trees).
+    """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    arc, sib_arr = _checked_scores(scores, sib)
+    cdef int N = arc.shape[0]
+    cdef int n = N - 1
+    heads = np.full((k, N), -1, dtype=np.int32)
+    tree_scores = np.zeros(k, dtype=np.float64)
+    if n == 0:
+        return heads[:0], tree_scores[:0]
+    cdef const float[:, ::1] a = arc
+    cdef const float[:, :, ::1] sv
+    cdef const float* sp = NULL
+    if sib_arr is not None:
+        sv = sib_arr
+        sp = &sv[0, 0, 0]
+    cdef int[:, ::1] hv = heads
+    cdef double[::1] tv = tree_scores
+    cdef int found
+    with nogil:
+        found = eisner_second_order_decode(&a[0, 0], sp, n, k, &hv[0, 0], &tv[0])
+    if found < 0:
+        raise MemoryError(f"eisner_k_best: could not allocate the chart for n={n}, k={k}")
+    return heads[:found], tree_scores[:found]
+
+
+def eisner_second_order(scores, sib=None):
+    """Best projective single-root tree under arc plus sibling scores
+    (McDonald & Pereira 2006). Returns int32 heads with ``heads[0] = -1``."""
+    arc, _ = _checked_scores(scores, sib)
+    if arc.shape[0] == 1:
+        return np.full(1, -1, dtype=np.int32)
+    heads, _ = eisner_k_best(arc, sib, 1)
+    return heads[0].copy()
+
+
+def second_order_tree_score(scores, sib, heads):
+    """Score of a tree: its arcs plus the sibling factors of every head's
+    dependents on each side, from the head outwards (the decoder's model)."""
+    arc = np.asarray(scores)
+    n = len(heads) - 1
+    total = float(sum(arc[heads[c], c] for c in range(1, n + 1)))
+    if sib is None:
+        return total
+    sib = np.asarray(sib)
+    for h in range(n + 1):
+        right = [c for c in range(h + 1, n + 1) if heads[c] == h]
+        left = [c for c in range(h - 1, 0, -1) if heads[c] == h]
+        for side in (right, left):
+            prev = h
+            for c in side:
+                total += float(sib[h, prev, c])
+                prev = c
+    return total

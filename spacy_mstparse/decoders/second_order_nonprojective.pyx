@@ -1,0 +1,150 @@
+"""Approximate second-order non-projective decoding (McDonald & Pereira 2006,
+Section 3.2), as used by Lee, Lim & Jang (2010).
+
+Exact non-projective decoding with sibling scores is NP-hard, so: take the
+best projective tree under the second-order scores (``eisner_second_order``),
+then repeatedly make the single best arc change c: old head -> new head h,
+among all changes that keep a valid single-root tree (h is not c or a
+descendant of c; the root keeps its one child), as long as the second-order
+score improves. Each candidate's score change is computed locally: the arc
+scores plus the sibling factors around c in the old and new heads' dependent
+chains (the chains of every other head are unchanged), so one sweep over all
+candidates costs O(n^2 * chain scan) instead of rescoring n^2 trees.
+
+The model is that of ``eisner_second_order``: arcs ``arc[h, c]`` plus
+``sib[h, prev, c]`` for each head's dependents on each side taken outwards,
+``prev = h`` for the first.
+"""
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+from .eisner_second_order import _checked_scores, eisner_second_order
+
+DEF GAIN_EPS = 1e-6
+
+
+cdef inline double _sib(const float* sib, int N, int h, int s, int c) noexcept nogil:
+    return sib[(<Py_ssize_t>h * N + s) * N + c]
+
+
+cdef void _neighbours(const int* heads, int N, int h, int c, int* prev, int* nxt) noexcept nogil:
+    """The dependents of h on c's side adjacent to position c, ignoring c
+    itself: ``prev`` is the closest one between h and c (h if none), ``nxt``
+    the closest one beyond c (-1 if none)."""
+    cdef int x
+    prev[0] = h
+    nxt[0] = -1
+    if c > h:
+        x = c - 1
+        while x > h:
+            if heads[x] == h:
+                prev[0] = x
+                break
+            x -= 1
+        for x in range(c + 1, N):
+            if heads[x] == h:
+                nxt[0] = x
+                break
+    else:
+        x = c + 1
+        while x < h:
+            if heads[x] == h:
+                prev[0] = x
+                break
+            x += 1
+        x = c - 1
+        while x > 0:
+            if heads[x] == h:
+                nxt[0] = x
+                break
+            x -= 1
+
+
+cdef double _attach_gain(const float* sib, const int* heads, int N, int h, int c) noexcept nogil:
+    """Change of the sibling factors when c joins h's dependents (c not among
+    them yet)."""
+    cdef int p, q
+    cdef double g
+    _neighbours(heads, N, h, c, &p, &q)
+    g = _sib(sib, N, h, p, c)
+    if q >= 0:
+        g += _sib(sib, N, h, c, q) - _sib(sib, N, h, p, q)
+    return g
+
+
+cdef bint _is_descendant(const int* heads, int x, int c) noexcept nogil:
+    """Whether x is c or lies below c (walk up from x to the root)."""
+    while x > 0:
+        if x == c:
+            return True
+        x = heads[x]
+    return False
+
+
+cdef int improve_tree_c(const float* arc, const float* sib, int n, int* heads,
+                        int max_moves) noexcept nogil:
+    """Hill-climb in place; returns the number of moves made."""
+    cdef int N = n + 1
+    cdef int c, h, o, best_c, best_h, moves = 0
+    cdef double gain, best_gain, detach
+    while moves < max_moves:
+        best_gain = GAIN_EPS
+        best_c = -1
+        best_h = -1
+        for c in range(1, N):
+            o = heads[c]
+            if o == 0:
+                continue  # the root keeps exactly one child
+            # Removing c from o's chain: c's own factor goes, o's chain closes
+            # over the gap (c is temporarily taken out of heads).
+            heads[c] = -1
+            detach = -arc[o * N + c]
+            if sib is not NULL:
+                detach -= _attach_gain(sib, heads, N, o, c)
+            for h in range(1, N):
+                if h == o or _is_descendant(heads, h, c):
+                    continue
+                gain = detach + arc[h * N + c]
+                if sib is not NULL:
+                    gain += _attach_gain(sib, heads, N, h, c)
+                if gain > best_gain:
+                    best_gain = gain
+                    best_c = c
+                    best_h = h
+            heads[c] = o
+        if best_c < 0:
+            break
+        heads[best_c] = best_h
+        moves += 1
+    return moves
+
+
+def improve_tree(scores, sib, heads, max_moves=None):
+    """Greedy single-arc improvement of a single-root tree under arc (and
+    sibling) scores; returns the new heads (int32, ``heads[0] = -1``)."""
+    arc, sib_arr = _checked_scores(scores, sib)
+    cdef int N = arc.shape[0]
+    out = np.array(heads, dtype=np.int32, copy=True)
+    if out.shape != (N,):
+        raise ValueError(f"heads must have length {N}, got {out.shape}")
+    out[0] = -1
+    if N <= 2:
+        return out
+    cdef const float[:, ::1] a = arc
+    cdef const float[:, :, ::1] sv
+    cdef const float* sp = NULL
+    if sib_arr is not None:
+        sv = sib_arr
+        sp = &sv[0, 0, 0]
+    cdef int[::1] hv = out
+    cdef int limit = N * N if max_moves is None else max_moves
+    with nogil:
+        improve_tree_c(&a[0, 0], sp, N - 1, &hv[0], limit)
+    return out
+
+
+def approximate_nonprojective(scores, sib=None):
+    """Second-order non-projective tree: the best projective tree improved by
+    single arc moves while the score rises (McDonald & Pereira 2006)."""
+    return improve_tree(scores, sib, eisner_second_order(scores, sib))
