@@ -1,0 +1,226 @@
+"""Second-order sibling features of McDonald & Pereira (2006).
+
+A sibling factor (h, s, c) scores two dependents of head h that are adjacent
+on the same side of h: s is the previous dependent (closer to h) and c the
+next one outwards. For the first dependent on a side, s = h and the sibling
+attributes are a "no sibling" start marker. Templates, for each tag column
+(UPOS and/or XPOS):
+
+* h-pos + s-pos + c-pos (the POS triple);
+* s-pos + c-pos;  s-word + c-pos;  s-pos + c-word;
+* and, once, s-word + c-word.
+
+Each is emitted twice: conjoined with the attachment direction, and with the
+direction plus the binned distance between s and c (between h and c for the
+first dependent), as in MSTParser. Hashing is that of the first-order
+features (``hashing.pxd``) into the same weight table, with template ids of
+their own.
+
+Scoring fills an (n+1)^3 float32 array ``sib[h, s, c]`` (only cells with s
+equal to h or strictly between h and c are used; the rest stay 0). The
+templates without h do not depend on h when s != h, so their sums are
+computed once per ordered pair (s, c) and only the POS triple costs O(n^3).
+"""
+from libc.stdlib cimport free, malloc
+from libc.stdint cimport int32_t, uint64_t
+
+import numpy
+
+from spacy.strings import get_string_id
+
+from .hashing cimport mix, mix3
+from .sentence cimport Sentence
+
+START_MARK = get_string_id("<mst-no-sibling>")
+
+cdef uint64_t _START = START_MARK
+
+# Template ids: 200 + tagset * 16 + template; the word pair has its own id.
+DEF SIB_BASE = 200
+DEF SIB_STRIDE = 16
+DEF S_TRIP = 1
+DEF S_PP = 2
+DEF S_WP = 3
+DEF S_PW = 4
+DEF S_WW = 250
+# Pair bases per (s, c): 3 per tag column + the word pair.
+DEF MAX_PAIR_BASES = 7
+
+
+cdef inline uint64_t _dir(int s, int c) noexcept nogil:
+    """Direction code: 1 = child right of the previous sibling, 2 = left."""
+    return 1 if c > s else 2
+
+
+cdef inline uint64_t _dir_dist(int s, int c) noexcept nogil:
+    """Direction and binned distance (1..5, 6-10, >10) as 3..16."""
+    cdef int dist = c - s if c > s else s - c
+    cdef int bin
+    if dist <= 5:
+        bin = dist - 1
+    elif dist <= 10:
+        bin = 5
+    else:
+        bin = 6
+    return 3 + bin + (7 if c > s else 0)
+
+
+cdef class SiblingFeatures:
+    """Hashed sibling features and sibling scoring (McDonald & Pereira 2006).
+
+    n_buckets (int): size of the (shared) weight table, a power of two.
+    n_tagsets (int): 1 or 2 tag rows per Sentence.
+    """
+
+    cdef readonly uint64_t n_buckets
+    cdef readonly int n_tagsets
+    cdef uint64_t mask
+
+    def __init__(self, uint64_t n_buckets=2**22, int n_tagsets=1):
+        if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
+            raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
+        if n_tagsets not in (1, 2):
+            raise ValueError(f"n_tagsets must be 1 or 2, got {n_tagsets}")
+        self.n_buckets = n_buckets
+        self.mask = n_buckets - 1
+        self.n_tagsets = n_tagsets
+
+    def __reduce__(self):
+        return (SiblingFeatures, (self.n_buckets, self.n_tagsets))
+
+    cdef int pair_bases(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil:
+        """Base hashes of the templates that read the sibling and the child
+        (the sibling is the start marker when ``sib == h``)."""
+        cdef int k = 0, t
+        cdef uint64_t tid, sP, cP
+        cdef uint64_t sW = _START if sib == h else s.word[sib]
+        cdef uint64_t cW = s.word[c]
+        for t in range(s.n_tagsets):
+            tid = SIB_BASE + t * SIB_STRIDE
+            sP = _START if sib == h else s.tag_row(t)[sib]
+            cP = s.tag_row(t)[c]
+            out[k] = mix3(tid + S_PP, sP, cP); k += 1
+            out[k] = mix3(tid + S_WP, sW, cP); k += 1
+            out[k] = mix3(tid + S_PW, sP, cW); k += 1
+        out[k] = mix3(S_WW, sW, cW); k += 1
+        return k
+
+    cdef inline uint64_t trip_base(self, Sentence s, int t, int h, int sib, int c) noexcept nogil:
+        cdef uint64_t sP = _START if sib == h else s.tag_row(t)[sib]
+        return mix(mix3(SIB_BASE + t * SIB_STRIDE + S_TRIP, s.tag_row(t)[h], sP),
+                   s.tag_row(t)[c])
+
+    cdef double conj_sum(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
+                         const float* w) noexcept nogil:
+        cdef double total = 0.0
+        cdef int j
+        for j in range(k):
+            total += w[mix(bases[j], d1) & self.mask] + w[mix(bases[j], d2) & self.mask]
+        return total
+
+    cdef int score_into(self, Sentence s, const float* w, float scale, float* out) noexcept nogil:
+        """Fill ``out`` ((n+1)^3, zeroed by the caller) with sibling scores.
+        Returns -1 if memory could not be allocated."""
+        cdef int N = s.n + 1
+        cdef int h, sib, c, t, k
+        cdef uint64_t bases[MAX_PAIR_BASES]
+        cdef uint64_t trip
+        cdef uint64_t d1, d2
+        cdef double total
+        # pair[sib * N + c]: the templates without h, for sib != h.
+        cdef double* pair = <double*>malloc(<size_t>N * N * sizeof(double))
+        if pair is NULL:
+            return -1
+        for sib in range(1, N):
+            for c in range(1, N):
+                if c == sib:
+                    continue
+                k = self.pair_bases(s, -1, sib, c, bases)
+                pair[sib * N + c] = self.conj_sum(bases, k, _dir(sib, c), _dir_dist(sib, c), w)
+        for h in range(N):
+            for c in range(1, N):
+                if c == h:
+                    continue
+                d1 = _dir(h, c)
+                # first dependent on this side: start marker, distance h..c
+                k = self.pair_bases(s, h, h, c, bases)
+                for t in range(s.n_tagsets):
+                    bases[k] = self.trip_base(s, t, h, h, c); k += 1
+                out[(<Py_ssize_t>h * N + h) * N + c] = <float>(
+                    scale * self.conj_sum(bases, k, d1, _dir_dist(h, c), w))
+                # a previous sibling strictly between h and c
+                sib = h + 1 if c > h else c + 1
+                while sib < (c if c > h else h):
+                    total = pair[sib * N + c]
+                    d2 = _dir_dist(sib, c)
+                    for t in range(s.n_tagsets):
+                        trip = self.trip_base(s, t, h, sib, c)
+                        total += w[mix(trip, d1) & self.mask] + w[mix(trip, d2) & self.mask]
+                    out[(<Py_ssize_t>h * N + sib) * N + c] = <float>(scale * total)
+                    sib += 1
+        free(pair)
+        return 0
+
+    def score(self, Sentence s, const float[::1] weights, float scale=1.0):
+        """Sibling scores (float32, (n+1)^3) under ``scale * weights``."""
+        if <uint64_t>weights.shape[0] != self.n_buckets:
+            raise ValueError(f"weights has {weights.shape[0]} entries, expected {self.n_buckets}")
+        self._check(s)
+        N = s.n + 1
+        scores = numpy.zeros((N, N, N), dtype="float32")
+        cdef float[:, :, ::1] out = scores
+        cdef int status
+        with nogil:
+            status = self.score_into(s, &weights[0], scale, &out[0, 0, 0])
+        if status != 0:
+            raise MemoryError()
+        return scores
+
+    def factor_features(self, Sentence s, int h, int sib, int c):
+        """Bucket ids (uint64, with repetitions) of the sibling factor (h, sib, c);
+        ``sib == h`` for the first dependent on c's side."""
+        self._check(s)
+        if not (0 <= h <= s.n and 1 <= c <= s.n and h != c):
+            raise ValueError(f"no arc {h} -> {c} in a sentence of {s.n} words")
+        if sib != h and not (min(h, c) < sib < max(h, c)):
+            raise ValueError(f"sibling {sib} is not between head {h} and child {c}")
+        cdef uint64_t bases[MAX_PAIR_BASES + 2]
+        cdef int k = self.pair_bases(s, h, sib, c, bases)
+        cdef int t, j
+        for t in range(s.n_tagsets):
+            bases[k] = self.trip_base(s, t, h, sib, c); k += 1
+        cdef uint64_t d1 = _dir(h, c)
+        cdef uint64_t d2 = _dir_dist(sib, c) if sib != h else _dir_dist(h, c)
+        out = numpy.empty(2 * k, dtype="uint64")
+        for j in range(k):
+            out[2 * j] = mix(bases[j], d1) & self.mask
+            out[2 * j + 1] = mix(bases[j], d2) & self.mask
+        return out
+
+    def tree_features(self, Sentence s, const int32_t[:] heads):
+        """Bucket ids (uint64, with repetitions) of all sibling factors of a
+        tree: every head's dependents on each side, from the head outwards."""
+        self._check(s)
+        cdef int N = s.n + 1
+        if heads.shape[0] != N:
+            raise ValueError(f"heads has length {heads.shape[0]}, expected {N}")
+        parts = []
+        cdef int h, c, prev
+        for h in range(N):
+            prev = h
+            for c in range(h + 1, N):
+                if heads[c] == h:
+                    parts.append(self.factor_features(s, h, prev, c))
+                    prev = c
+            prev = h
+            for c in range(h - 1, 0, -1):
+                if heads[c] == h:
+                    parts.append(self.factor_features(s, h, prev, c))
+                    prev = c
+        if not parts:
+            return numpy.zeros(0, dtype="uint64")
+        return numpy.concatenate(parts)
+
+    def _check(self, Sentence s):
+        if s.n_tagsets != self.n_tagsets:
+            raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {self.n_tagsets}")
