@@ -94,7 +94,7 @@ def _learners() -> Dict[str, Dict[str, Any]]:
         },
         "mira": {
             "description": "averaged 1-best MIRA (k=1), unclipped (C=null)",
-            "block": {"@mst_learners": "spacy_mstparse.MIRA.v1", "C": None},
+            "block": {"@mst_learners": "spacy_mstparse.MIRA.v1", "C": None, "k": 1},
         },
         "pa1": {
             "description": "averaged PA-I, C=0.05",

@@ -6,6 +6,7 @@ PA-II (Crammer et al. 2006; Nguyen et al. 2007) and Pegasos-DP
 The config functions live in ``spacy_mstparse.learners.registry`` (imported on
 demand, since it imports spaCy).
 """
+from .hildreth import hildreth
 from .mira import MIRA, single_constraint_tau
 from .passive_aggressive import PassiveAggressive, pa_tau
 from .pegasos import Pegasos
@@ -21,5 +22,6 @@ __all__ = [
     "Pegasos",
     "sparse_difference",
     "single_constraint_tau",
+    "hildreth",
     "pa_tau",
 ]

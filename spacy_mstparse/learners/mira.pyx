@@ -1,21 +1,30 @@
-"""Single-constraint (1-best) MIRA for dependency parsing, McDonald et al. (2005),
-Section 2.3.1 (Crammer and Singer 2003): the smallest change of w that gives
-the gold tree a margin over the predicted tree at least as large as the
-Hamming loss, optionally with the update clipped at C; averaged as in
-McDonald et al. (2005), Figure 3.
+"""MIRA for dependency parsing, McDonald, Crammer & Pereira (2005), Section
+2.3.1 (Crammer and Singer 2003): the smallest change of w that gives the gold
+tree a margin over each of the k best trees under the current weights at
+least as large as that tree's Hamming loss, optionally with every dual
+variable clipped at C; averaged as in McDonald et al. (2005), Figure 3.
 
-For k = 1 the quadratic program has the closed form
+With one constraint (k = 1, or a non-projective decoder, which gives only
+the best tree) the quadratic program has the closed form
+
     tau = max(0, (L - w.x) / ||x||^2),   w += min(tau, C) x,
-with x = phi(gold) - phi(pred). The k-best version needs a small QP solver
-(Hildreth's algorithm, Censor and Zenios 1997) over the k constraints; it
-would live in this module next to ``single_constraint_tau`` as
-``hildreth(...)`` and replace the closed form in ``MIRA.step_size``.
+
+with x = phi(gold) - phi(pred). With k constraints the component passes
+one list of (x_i, L_i) per sentence and the dual is solved by Hildreth's
+algorithm (``hildreth.pyx``): w += sum_i alpha_i x_i.
 """
 from libc.math cimport INFINITY, isnan
 from libc.stdint cimport uint64_t
 
+import numpy as np
+
+from .hildreth cimport hildreth_solve
 from .online cimport OnlineLearner
+from .sparse cimport sparse_dot
 from .weight_table cimport WeightTable
+
+DEF HILDRETH_MAX_ITER = 10000
+DEF HILDRETH_EPS = 1e-8
 
 
 cpdef double single_constraint_tau(double loss, double margin, double sq_norm,
@@ -33,15 +42,23 @@ cpdef double single_constraint_tau(double loss, double margin, double sq_norm,
 
 
 cdef class MIRA(OnlineLearner):
-    """1-best MIRA: tau = max(0, (n_wrong - w.x) / ||x||^2), clipped at C."""
+    """MIRA over the k best trees (k = 1: the closed form; k > 1: Hildreth).
+
+    ``k`` tells the parser how many trees to decode per sentence; a step item
+    is either one ``(idx, val, n_wrong)`` or a list of them (one per tree).
+    """
 
     cdef readonly double C
+    cdef readonly int k
 
-    def __init__(self, double C=INFINITY, bint averaged=True):
+    def __init__(self, double C=INFINITY, int k=1, bint averaged=True):
         if isnan(C) or C <= 0.0:
             raise ValueError(f"MIRA: C must be > 0 (float('inf') for no clipping), got {C}")
+        if k < 1:
+            raise ValueError(f"MIRA: k must be >= 1, got {k}")
         OnlineLearner.__init__(self, averaged)
         self.C = C
+        self.k = k
 
     cdef double step_size(self, WeightTable table, const uint64_t[:] idx, const double[:] val,
                           long n_wrong, double sq_norm, double* loss):
@@ -49,8 +66,69 @@ cdef class MIRA(OnlineLearner):
         loss[0] = max(0.0, n_wrong - margin)
         return single_constraint_tau(<double>n_wrong, margin, sq_norm, self.C)
 
+    def step(self, WeightTable table, list batch):
+        """One update per sentence; items that are lists of constraints (the
+        k best trees) are solved jointly by Hildreth's algorithm."""
+        single = []
+        cdef long total_wrong = 0, n_updates = 0
+        cdef double tau_sum = 0.0, loss_sum = 0.0
+        for item in batch:
+            if not isinstance(item, list):
+                item = [item]
+            constraints = [c for c in item if c[0].shape[0] > 0]
+            total_wrong += item[0][2] if item else 0
+            if len(constraints) <= 1:
+                stats = OnlineLearner.step(self, table, [constraints[0] if constraints
+                                                         else _EMPTY])
+                n_updates += stats["n_updates"]
+                tau_sum += stats["tau"]
+                loss_sum += stats["loss"]
+                continue
+            alpha, loss = self.solve(table, constraints)
+            for c, a in zip(constraints, alpha):
+                if a > 0.0:
+                    table.add(c[0], c[1], a)
+            if alpha.max() > 0.0:
+                n_updates += 1
+            tau_sum += alpha.sum()
+            loss_sum += loss
+            table.tick()
+        n = len(batch)
+        return {
+            "n_sentences": n,
+            "n_wrong": total_wrong,
+            "n_updates": n_updates,
+            "tau": tau_sum / n if n else 0.0,
+            "loss": loss_sum / n if n else 0.0,
+        }
+
+    def solve(self, WeightTable table, list constraints):
+        """Dual variables of the k-constraint QP and the largest margin loss."""
+        cdef int k = len(constraints)
+        G = np.empty((k, k), dtype=np.float64)
+        b = np.empty(k, dtype=np.float64)
+        alpha = np.zeros(k, dtype=np.float64)
+        cdef double[:, ::1] g = G
+        cdef double[::1] bv = b
+        cdef double[::1] av = alpha
+        cdef int i, j
+        cdef double loss = 0.0
+        for i in range(k):
+            bv[i] = constraints[i][2] - table.dot(constraints[i][0], constraints[i][1])
+            loss = max(loss, bv[i])
+            for j in range(i + 1):
+                g[i, j] = sparse_dot(constraints[i][0], constraints[i][1],
+                                     constraints[j][0], constraints[j][1])
+                g[j, i] = g[i, j]
+        with nogil:
+            hildreth_solve(&g[0, 0], &bv[0], k, self.C, &av[0], HILDRETH_MAX_ITER, HILDRETH_EPS)
+        return alpha, loss
+
     def __reduce__(self):
-        return (MIRA, (self.C, self.averaged))
+        return (MIRA, (self.C, self.k, self.averaged))
 
     def __repr__(self):
-        return f"MIRA(C={self.C}, averaged={self.averaged})"
+        return f"MIRA(C={self.C}, k={self.k}, averaged={self.averaged})"
+
+
+_EMPTY = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.float64), 0)

@@ -26,10 +26,12 @@ def make_perceptron() -> Perceptron:
 
 
 @spacy.registry.mst_learners("spacy_mstparse.MIRA.v1")
-def make_mira(C: Optional[float] = None) -> MIRA:
-    """Averaged 1-best MIRA; ``C`` clips the step size (None = no clipping,
-    as in McDonald et al. 2005)."""
-    return MIRA(C=float("inf") if C is None else C)
+def make_mira(C: Optional[float] = None, k: int = 5) -> MIRA:
+    """Averaged k-best MIRA (McDonald et al. 2005: k = 5): one constraint per
+    tree of the k best (Hildreth's algorithm); k = 1 is the closed form.
+    Non-projective decoders give only the best tree, so they train with k = 1.
+    ``C`` clips the dual variables (None = no clipping, as in the paper)."""
+    return MIRA(C=float("inf") if C is None else C, k=k)
 
 
 @spacy.registry.mst_learners("spacy_mstparse.PassiveAggressive.v1")

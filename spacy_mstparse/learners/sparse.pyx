@@ -19,6 +19,28 @@ cdef double sparse_sq_norm(const double[:] val) noexcept nogil:
     return total
 
 
+cdef double sparse_dot(const uint64_t[:] ia, const double[:] va,
+                       const uint64_t[:] ib, const double[:] vb) noexcept nogil:
+    """x_a . x_b of two sparse vectors with sorted unique ids."""
+    cdef Py_ssize_t i = 0, j = 0
+    cdef double total = 0.0
+    while i < ia.shape[0] and j < ib.shape[0]:
+        if ia[i] == ib[j]:
+            total += va[i] * vb[j]
+            i += 1
+            j += 1
+        elif ia[i] < ib[j]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def dot(const uint64_t[:] ia, const double[:] va, const uint64_t[:] ib, const double[:] vb):
+    """x_a . x_b of two sparse vectors with sorted unique ids (Python wrapper)."""
+    return sparse_dot(ia, va, ib, vb)
+
+
 def sq_norm(const double[:] val):
     """||x||^2 of a sparse vector given its values (Python wrapper)."""
     return sparse_sq_norm(val)
