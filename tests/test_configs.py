@@ -30,7 +30,7 @@ def load(name, docbins, **overrides):
     return spacy.util.load_config(ROOT / "configs" / name, overrides=overrides)
 
 
-@pytest.mark.parametrize("name", ["mst_parser.cfg", "mst_parser_tagged.cfg"])
+@pytest.mark.parametrize("name", ["mst_parser.cfg", "mst_parser_o2.cfg", "mst_parser_tagged.cfg"])
 def test_config_overrides(name, docbins):
     config = load(
         name, docbins, **{"nlp.lang": "de", "components.mst_parser.decoder": "chu_liu_edmonds"}
@@ -40,6 +40,17 @@ def test_config_overrides(name, docbins):
     assert "mst_parser" in nlp.pipe_names
     assert nlp.get_pipe("mst_parser").decoder == "chu_liu_edmonds"
     assert config["training"]["max_epochs"] > 0  # stops by itself
+    assert nlp.get_pipe("mst_parser").order == (2 if "o2" in name else 1)
+
+
+def test_second_order_config_trains(docbins):
+    """configs/mst_parser_o2.cfg trains through spaCy's loop on the sample."""
+    config = load("mst_parser_o2.cfg", docbins, **{"training.max_epochs": 2})
+    nlp = init_nlp(config)
+    nlp, _ = train(nlp, None, stdout=open("/dev/null", "w"))
+    assert nlp.get_pipe("mst_parser").order == 2
+    dev = list(spacy.registry.resolve(config.interpolate()["corpora"])["dev"](nlp))
+    assert nlp.evaluate(dev)["dep_uas"] > 0.7
 
 
 @pytest.mark.slow

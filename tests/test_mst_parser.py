@@ -17,7 +17,8 @@ SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "en_ewt_sample"
 
 LEARNERS = {
     "perceptron": {"@mst_learners": "spacy_mstparse.Perceptron.v1"},
-    "mira": {"@mst_learners": "spacy_mstparse.MIRA.v1"},
+    "mira": {"@mst_learners": "spacy_mstparse.MIRA.v1"},  # k = 5 (k-best, Hildreth)
+    "mira_k1": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 1},
     "pa": {"@mst_learners": "spacy_mstparse.PassiveAggressive.v1", "variant": "PA"},
     "pa1": {"@mst_learners": "spacy_mstparse.PassiveAggressive.v1", "variant": "PA-I", "C": 0.05},
     "pa2": {"@mst_learners": "spacy_mstparse.PassiveAggressive.v1", "variant": "PA-II", "C": 0.05},

@@ -1,11 +1,13 @@
 """The ``mst_parser`` pipeline component: graph-based dependency parsing.
 
-Edge-factored maximum spanning tree parsing as in McDonald, Crammer & Pereira
-(2005): hashed first-order arc features, Eisner (projective) or
-Chu-Liu-Edmonds (non-projective, one root word) decoding, trained online by a
-registered learner (perceptron, MIRA, PA / PA-I / PA-II, Pegasos-DP). A
-second-stage labeler (McDonald et al. 2006) gives each predicted arc its
-dependency label.
+Maximum spanning tree parsing as in McDonald, Crammer & Pereira (2005):
+hashed first-order arc features, Eisner (projective) or Chu-Liu-Edmonds
+(non-projective, one root word) decoding, trained online by a registered
+learner (perceptron, k-best MIRA, PA / PA-I / PA-II, Pegasos-DP). With
+``order = 2`` sibling features are added and decoding is second-order
+Eisner (projective) or its approximate non-projective extension (McDonald &
+Pereira 2006). A second-stage labeler (McDonald et al. 2006) gives each
+predicted arc its dependency label.
 
 What it reads: the words, the tag column(s) of the feature config (UPOS in
 ``token.pos``, XPOS in ``token.tag``) and optionally ``token.morph`` of the
@@ -37,10 +39,17 @@ from spacy.util import SimpleFrozenList, ensure_path, minibatch
 from spacy.vocab import Vocab
 
 from .. import __version__
-from ..decoders import chu_liu_edmonds, eisner
+from ..decoders import (
+    approximate_nonprojective,
+    chu_liu_edmonds,
+    eisner,
+    eisner_k_best,
+    eisner_second_order,
+)
 from ..decoders.trees import is_projective
 from ..features.doc_arrays import SentenceEncoder
 from ..features.registry import FeatureConfig
+from ..features.second_order import SiblingFeatures
 from ..labeler.arc_labeler import ArcLabeler
 from ..learners import WeightTable, sparse_difference
 from ..scoring import score_parse
@@ -55,6 +64,7 @@ SENTENCE_FINAL = frozenset([".", "!", "?", "...", "…", "!!", "??", "?!", "!?"]
 
 DEFAULT_CONFIG = {
     "decoder": "eisner",
+    "order": 1,
     "learner": {
         "@mst_learners": "spacy_mstparse.PassiveAggressive.v1",
         "variant": "PA-I",
@@ -92,6 +102,7 @@ def make_mst_parser(
     nlp: Language,
     name: str,
     decoder: str,
+    order: int,
     learner,
     features: FeatureConfig,
     label_buckets: int,
@@ -104,7 +115,12 @@ def make_mst_parser(
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
         "auto" (chosen at initialization: Chu-Liu-Edmonds when more than
         ``nonprojective_threshold`` of the training trees are non-projective).
-    learner: a learner from the ``mst_learners`` registry.
+        With ``order = 2`` the non-projective decoder is the approximate
+        second-order one (McDonald & Pereira 2006).
+    order: 1 (arc-factored) or 2 (arcs plus adjacent-sibling factors).
+    learner: a learner from the ``mst_learners`` registry. A learner with
+        ``k_best > 1`` (k-best MIRA) is trained on the k best projective trees;
+        non-projective decoders give one tree, so it trains with k = 1.
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
@@ -113,6 +129,7 @@ def make_mst_parser(
         nlp.vocab,
         name,
         decoder=decoder,
+        order=order,
         learner=learner,
         features=features,
         label_buckets=label_buckets,
@@ -131,6 +148,7 @@ class MSTParser(Pipe):
         name: str = "mst_parser",
         *,
         decoder: str = "eisner",
+        order: int = 1,
         learner=None,
         features: Optional[FeatureConfig] = None,
         label_buckets: int = 2**17,
@@ -142,6 +160,8 @@ class MSTParser(Pipe):
             raise ValueError(
                 f"[{name}] decoder must be 'eisner', 'chu_liu_edmonds' or 'auto', got {decoder!r}"
             )
+        if order not in (1, 2):
+            raise ValueError(f"[{name}] order must be 1 or 2, got {order!r}")
         if max_sentence_length < 1:
             raise ValueError(f"[{name}] max_sentence_length must be >= 1")
         if learner is None:
@@ -159,12 +179,14 @@ class MSTParser(Pipe):
         self.cfg = {
             "decoder": decoder,
             "resolved_decoder": None if decoder == "auto" else decoder,
+            "order": int(order),
             "labels": [],
             "root_label": None,
             "label_buckets": int(label_buckets),
             "max_sentence_length": int(max_sentence_length),
             "nonprojective_threshold": float(nonprojective_threshold),
         }
+        self.sibling = SiblingFeatures(features.n_buckets, features.n_tagsets)
         self.labeler: Optional[ArcLabeler] = None
         self.arc_table: Optional[WeightTable] = None
         self.label_table: Optional[WeightTable] = None
@@ -360,30 +382,64 @@ class MSTParser(Pipe):
         self._weights = None
         return losses
 
+    # -- scoring and decoding (shared by training and prediction) -----------
+    @property
+    def order(self) -> int:
+        return self.cfg["order"]
+
+    def _scores(self, sentence, weights, scale: float = 1.0):
+        """Arc scores and, for order 2, sibling scores of one sentence."""
+        arc = self.features.first_order.score(sentence, weights, scale)
+        sib = self.sibling.score(sentence, weights, scale) if self.order == 2 else None
+        return arc, sib
+
+    def _decode(self, arc, sib, k: int = 1) -> List[numpy.ndarray]:
+        """The best tree (or the k best projective trees, best first)."""
+        if self.decoder == "eisner":
+            if k > 1:
+                return list(eisner_k_best(arc, sib, k)[0])
+            if sib is not None:
+                return [eisner_second_order(arc, sib)]
+            return [eisner(arc)]
+        if sib is not None:
+            return [approximate_nonprojective(arc, sib)]
+        return [chu_liu_edmonds(arc)]
+
+    def _tree_features(self, sentence, heads: numpy.ndarray) -> numpy.ndarray:
+        ids = self.features.first_order.tree_features(sentence, heads)
+        if self.order == 2:
+            ids = numpy.concatenate([ids, self.sibling.tree_features(sentence, heads)])
+        return ids
+
     def _train_batch(self, batch, root_label: int) -> float:
-        first_order = self.features.first_order
-        decode = DECODERS[self.decoder]
         arc_w = self.arc_table.v
         scale = self.arc_table.scale
+        k = int(getattr(self.learner, "k_best", 1))
         steps = []
         n_wrong_total = 0
         for sentence, heads, labels in batch:
-            scores = first_order.score(sentence, arc_w, scale)
+            scores, sib = self._scores(sentence, arc_w, scale)
             if self.learner.loss_augmented:
                 n = len(heads) - 1
                 scores += 1.0
                 scores[heads[1:], numpy.arange(1, n + 1)] -= 1.0
-            predicted = decode(scores)
-            n_wrong = int(numpy.count_nonzero(predicted[1:] != heads[1:]))
-            n_wrong_total += n_wrong
-            if n_wrong:
-                idx, val = sparse_difference(
-                    first_order.tree_features(sentence, heads),
-                    first_order.tree_features(sentence, predicted),
-                )
-            else:
-                idx, val = numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64")
-            steps.append((idx, val, n_wrong))
+            trees = self._decode(scores, sib, k)
+            constraints = []
+            gold_ids = None
+            for predicted in trees:
+                n_wrong = int(numpy.count_nonzero(predicted[1:] != heads[1:]))
+                if n_wrong:
+                    if gold_ids is None:
+                        gold_ids = self._tree_features(sentence, heads)
+                    idx, val = sparse_difference(
+                        gold_ids, self._tree_features(sentence, predicted)
+                    )
+                else:
+                    idx, val = numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64")
+                constraints.append((idx, val, n_wrong))
+            n_wrong_total += constraints[0][2]
+            # k-best learners get every tree's constraint, the others one.
+            steps.append(constraints if k > 1 else constraints[0])
             # Second stage: the labeler learns on the gold tree (averaged
             # multi-class perceptron).
             guess = self.labeler.predict(
@@ -443,8 +499,6 @@ class MSTParser(Pipe):
     def predict(self, docs: Iterable[Doc]):
         """Heads and label ids for every sentence of every doc."""
         arc_w, label_w = self._prediction_weights()
-        first_order = self.features.first_order
-        decode = DECODERS[self.decoder]
         root_label = (
             self.cfg["labels"].index(self.cfg["root_label"])
             if self.cfg["root_label"] in self.cfg["labels"]
@@ -457,7 +511,7 @@ class MSTParser(Pipe):
                 self._check_tags(doc)
             parses = []
             for sentence in self.encoder.encode(doc, bounds):
-                heads = decode(first_order.score(sentence, arc_w))
+                heads = self._decode(*self._scores(sentence, arc_w))[0]
                 labels = self.labeler.predict(sentence, heads, label_w, root_label)
                 parses.append((heads, labels))
             results.append((bounds, parses))

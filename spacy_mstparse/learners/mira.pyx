@@ -44,7 +44,7 @@ cpdef double single_constraint_tau(double loss, double margin, double sq_norm,
 cdef class MIRA(OnlineLearner):
     """MIRA over the k best trees (k = 1: the closed form; k > 1: Hildreth).
 
-    ``k`` tells the parser how many trees to decode per sentence; a step item
+    ``k_best`` (= k) tells the parser how many trees to decode; a step item
     is either one ``(idx, val, n_wrong)`` or a list of them (one per tree).
     """
 
@@ -101,6 +101,11 @@ cdef class MIRA(OnlineLearner):
             "tau": tau_sum / n if n else 0.0,
             "loss": loss_sum / n if n else 0.0,
         }
+
+    @property
+    def k_best(self):
+        """How many trees per sentence the parser should decode for this learner."""
+        return self.k
 
     def solve(self, WeightTable table, list constraints):
         """Dual variables of the k-constraint QP and the largest margin loss."""

@@ -1,0 +1,105 @@
+"""mst_parser with ``order = 2`` (sibling features, second-order decoding)
+and with k-best MIRA: training, decoding, serialization."""
+import numpy
+import pytest
+from spacy.tokens import Doc
+from spacy.training import Example
+from test_mst_parser import SAMPLE, examples_from, new_parser, train
+
+from spacy_mstparse.decoders.trees import is_projective, is_valid_tree
+
+
+@pytest.fixture(scope="module")
+def data():
+    import spacy
+
+    nlp = spacy.blank("en")
+    return (
+        examples_from(SAMPLE / "train.conllu", nlp, 400),
+        examples_from(SAMPLE / "dev.conllu", nlp, 200),
+    )
+
+
+def dev_scores(nlp, parser, dev):
+    docs = [Doc(nlp.vocab).from_bytes(eg.predicted.to_bytes()) for eg in dev]
+    docs = list(parser.pipe(docs))
+    refs = [Doc(nlp.vocab).from_bytes(eg.reference.to_bytes()) for eg in dev]
+    return docs, parser.score([Example(d, r) for d, r in zip(docs, refs)])
+
+
+def heads_of(doc):
+    heads = numpy.full(len(doc) + 1, -1, dtype="int32")
+    for t in doc:
+        heads[t.i + 1] = 0 if t.head.i == t.i else t.head.i + 1
+    return heads
+
+
+@pytest.mark.parametrize("decoder", ["eisner", "chu_liu_edmonds"])
+def test_second_order_trains_and_parses(data, decoder, tmp_path):
+    train_eg, dev = data
+    nlp, parser, examples = new_parser({"order": 2, "decoder": decoder}, train_eg)
+    assert parser.order == 2
+    history = train(parser, examples, 3)
+    assert history[0] > history[2], history
+    docs, scores = dev_scores(nlp, parser, dev)
+    assert scores["dep_uas"] > 0.7, scores["dep_uas"]
+    for doc in docs:
+        for sent in doc.sents:
+            heads = heads_of(sent.as_doc())
+            assert is_valid_tree(heads, single_root=True)
+            if decoder == "eisner":
+                assert is_projective(heads)
+    # save / load: same parses, order kept
+    nlp.to_disk(tmp_path / "o2")
+    import spacy
+
+    loaded = spacy.load(tmp_path / "o2")
+    assert loaded.get_pipe("mst_parser").order == 2
+    again, _ = dev_scores(loaded, loaded.get_pipe("mst_parser"), dev[:50])
+    for a, b in zip(docs[:50], again):
+        assert [t.head.i for t in a] == [t.head.i for t in b]
+        assert [t.dep_ for t in a] == [t.dep_ for t in b]
+
+
+def test_second_order_features_change_the_model(data):
+    """Order 2 is not order 1 in disguise: the trained weights differ and the
+    sibling scores of a sentence are not all zero."""
+    train_eg, _ = data
+    _, p1, ex1 = new_parser({"order": 1}, train_eg[:100])
+    _, p2, ex2 = new_parser({"order": 2}, train_eg[:100])
+    train(p1, ex1, 1)
+    train(p2, ex2, 1)
+    w1, _ = p1._prediction_weights()
+    w2, _ = p2._prediction_weights()
+    assert not numpy.array_equal(w1, w2)
+    sentence = p2.encoder.encode(ex2[0].predicted, [(0, len(ex2[0].predicted))])[0]
+    _, sib = p2._scores(sentence, w2)
+    assert sib is not None and numpy.abs(sib).sum() > 0
+
+
+def test_k_best_mira_uses_k_trees(data, monkeypatch):
+    train_eg, dev = data
+    nlp, parser, examples = new_parser(
+        {"learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5}}, train_eg
+    )
+    seen = []
+    original = parser._decode
+
+    def spy(arc, sib, k=1):
+        trees = original(arc, sib, k)
+        seen.append((k, len(trees)))
+        return trees
+
+    monkeypatch.setattr(parser, "_decode", spy)
+    history = train(parser, examples, 3)
+    assert history[0] > history[2]
+    assert seen and all(k == 5 for k, _ in seen)
+    assert max(n for _, n in seen) == 5
+    monkeypatch.undo()
+    _, scores = dev_scores(nlp, parser, dev)
+    assert scores["dep_uas"] > 0.7
+
+
+def test_invalid_order():
+    with pytest.raises(ValueError, match="order must be 1 or 2"):
+        new_parser({"order": 3})
