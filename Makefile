@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SOURCES := $(shell find spacy_mstparse -name '*.pyx' -o -name '*.pxd') pyproject.toml setup.py
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install demo test test-fast bench bench-peers clean
 
 install: $(VENV)/.installed
 
@@ -30,6 +30,12 @@ test-fast: install
 
 bench: install
 	$(PY) benchmarks/bench_learners.py
+
+# mst_parser vs spaCy's parser and UDPipe 1 on EWT; installs the peers
+# (benchmarks/requirements-peers.txt) into .venv first. About 1.5 h on 2 cores.
+bench-peers: install
+	$(PY) -m pip install --quiet -r benchmarks/requirements-peers.txt
+	$(PY) benchmarks/bench_peers.py
 
 clean:
 	rm -rf build corpus training metrics packages project.lock
