@@ -235,6 +235,28 @@ def run_capped(cmd: Sequence[str], log_path: Path, cap_seconds: Optional[float])
     }
 
 
+def pin_snapshot_entry_points(snapshot: Path) -> Path:
+    """Give the ``--snapshot`` copy its own ``spacy_mstparse`` dist-info with
+    the entry points of ITS pyproject.toml. It comes first on the children's
+    ``PYTHONPATH``, and ``importlib.metadata`` keeps the first distribution of
+    a name, so spaCy then sees the snapshot's factories and registries, not
+    the shared editable install's (which may name uncommitted modules)."""
+    import tomllib
+
+    project = tomllib.loads((snapshot / "pyproject.toml").read_text())["project"]
+    dist = snapshot / f"spacy_mstparse-{project['version']}.dist-info"
+    dist.mkdir(exist_ok=True)
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+    lines: List[str] = []
+    for group, points in project.get("entry-points", {}).items():
+        lines.append(f"[{group}]")
+        lines.extend(f"{name} = {target}" for name, target in points.items())
+        lines.append("")
+    (dist / "entry_points.txt").write_text("\n".join(lines))
+    return dist
+
+
 # ---------------------------------------------------------------------------
 # Configs
 # ---------------------------------------------------------------------------
@@ -546,7 +568,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     corpus = work / "corpus"
     corpus.mkdir(parents=True, exist_ok=True)
     started = datetime.datetime.now().astimezone()
-    code = common.make_snapshot(REPO_ROOT / "benchmarks" / "work") if args.snapshot else common.working_tree_code()
+    if args.snapshot:
+        code = common.make_snapshot(REPO_ROOT / "benchmarks" / "work")
+        code["entry_points"] = rel(pin_snapshot_entry_points(REPO_ROOT / code["path"]))
+    else:
+        code = common.working_tree_code()
 
     train_src = args.train
     if args.train_sents:
