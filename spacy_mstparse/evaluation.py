@@ -45,10 +45,11 @@ from .corpus.atomic import atomic_write_text
 from .corpus.conll import FORMATS, USER_DATA_KEY, read_conll, sentence_bounds, write_conllu
 from .scoring import PUNCT_LABELS, attachment_scores
 
-# Registers the mst_parser factory (and its learners and features), so that
-# spacy.load finds it even when the package is not installed with its entry
-# points.
+# Registers the mst_parser and arcstandard_svm factories (and the learners and
+# features), so that spacy.load finds them even when the package is not
+# installed with its entry points.
 from .components import mst_parser as _mst_parser  # noqa: F401
+from .components import arcstandard_svm as _arcstandard_svm  # noqa: F401
 
 PathLike = Union[str, Path]
 PARSE_FORMATS = ("auto", "conllu", "conllx", "text")

@@ -1,0 +1,189 @@
+"""One-vs-rest binary linear SVMs over one hashed sparse feature space.
+
+Choo & Shivaditya (``../shared/seeds/004_ce218664735a9138.txt``, section 4)
+train one binary SVM per transition class, y = +1 for configurations whose
+oracle transition is that class and -1 otherwise, on
+lambda/2 ||w||^2 + hinge loss, by sub-gradient descent with learning rate
+1/(lambda t) (the Pegasos step; Shalev-Shwartz et al. 2007), stopping when an
+epoch lowers the training error by less than delta.
+
+One stochastic step on example (x, y) at step t (t = 1, 2, ...) is, for every
+class c with y_c = +1 if c is the gold class else -1::
+
+    violated_c = y_c * (w_c . x) < 1
+    w_c <- (1 - 1/t) w_c + 1/(lambda t) * violated_c * y_c * x
+
+All classes share t, so they shrink by the same factor, and unrolling gives
+w_c(after t steps) = S_c / (lambda t) with S_c the running sum of
+y_c * x over the steps where class c violated its margin. The table stores S
+(``n_buckets x n_classes`` float32, one contiguous row of class weights per
+hashed feature): a step adds to the rows of the example's features only,
+never touches the rest of the table, and prediction (an argmax over classes)
+reads S directly, since the positive factor 1/(lambda t) changes no
+ranking. The intercept is the weight of a bias feature (regularized like
+the others).
+"""
+from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memset
+
+import numpy
+
+
+cdef class OneVsRestSVM:
+    """n_classes binary SVMs over ``n_buckets`` hashed features (a power of two)."""
+
+    def __init__(self, uint64_t n_buckets, int n_classes, double lam):
+        if n_buckets == 0 or (n_buckets & (n_buckets - 1)) != 0:
+            raise ValueError(f"n_buckets must be a power of two, got {n_buckets}")
+        if n_classes < 1:
+            raise ValueError(f"n_classes must be >= 1, got {n_classes}")
+        if not lam > 0:
+            raise ValueError(f"lambda must be > 0, got {lam}")
+        self.n_buckets = n_buckets
+        self.n_classes = n_classes
+        self.lam = lam
+        self.t = 0
+        self._set_table(numpy.zeros((n_buckets, n_classes), dtype="float32"))
+
+    def _set_table(self, table):
+        table = numpy.ascontiguousarray(table, dtype="float32")
+        if table.shape != (self.n_buckets, self.n_classes):
+            raise ValueError(
+                f"SVM table has shape {table.shape}, expected ({self.n_buckets}, {self.n_classes})"
+            )
+        if not table.flags.writeable:
+            table = table.copy()
+        self._table = table
+        cdef float[:, ::1] view = table
+        self.S = &view[0, 0]
+
+    cdef void raw_scores(self, const uint64_t* ids, const float* vals, int nf,
+                         float* out) noexcept nogil:
+        """out[c] = S_c . x (the decision values times lambda t)."""
+        cdef int C = self.n_classes
+        cdef uint64_t mask = self.n_buckets - 1
+        cdef int f, c
+        cdef const float* row
+        cdef float v
+        memset(out, 0, C * sizeof(float))
+        for f in range(nf):
+            row = self.S + (ids[f] & mask) * C
+            v = vals[f]
+            for c in range(C):
+                out[c] += v * row[c]
+
+    cdef int step(self, const uint64_t* ids, const float* vals, int nf, int gold,
+                  const float* raw, float* coef, double* hinge) noexcept nogil:
+        """One sub-gradient step of every binary SVM on (x, gold class), given
+        raw = S . x. Returns the number of classes whose margin was violated
+        and adds their hinge losses to hinge[0]."""
+        cdef int C = self.n_classes
+        cdef uint64_t mask = self.n_buckets - 1
+        cdef double inv = 1.0 / (self.lam * self.t) if self.t > 0 else 0.0
+        cdef int f, c, n_viol = 0
+        cdef double y, margin
+        cdef float v
+        cdef float* row
+        for c in range(C):
+            y = 1.0 if c == gold else -1.0
+            margin = y * raw[c] * inv
+            if margin < 1.0:
+                coef[c] = <float>y
+                hinge[0] += 1.0 - margin
+                n_viol += 1
+            else:
+                coef[c] = 0.0
+        if n_viol:
+            for f in range(nf):
+                row = self.S + (ids[f] & mask) * C
+                v = vals[f]
+                for c in range(C):
+                    row[c] += coef[c] * v
+        self.t += 1
+        return n_viol
+
+    # -- Python access (tests, serialization) ---------------------------------
+    def partial_fit(self, const int64_t[:] indptr, const uint64_t[:] idx,
+                    const float[:] val, const int[:] y):
+        """One pass of stochastic steps over the rows of a CSR matrix, in
+        order; y holds the gold class of each row. Returns (number of rows
+        whose argmax class was wrong before its step, summed hinge loss)."""
+        cdef Py_ssize_t n_rows = y.shape[0]
+        if indptr.shape[0] != n_rows + 1:
+            raise ValueError("indptr must have one entry more than y")
+        if idx.shape[0] != val.shape[0] or indptr[n_rows] > idx.shape[0]:
+            raise ValueError("idx and val must have the same length, covering indptr")
+        for r in range(n_rows):
+            if not 0 <= y[r] < self.n_classes:
+                raise ValueError(f"y[{r}] = {y[r]} is not a class in 0..{self.n_classes - 1}")
+        raw = numpy.zeros(self.n_classes, dtype="float32")
+        coef = numpy.zeros(self.n_classes, dtype="float32")
+        cdef float[:] rv = raw
+        cdef float[:] cv = coef
+        cdef double hinge = 0.0
+        cdef long errors = 0
+        cdef Py_ssize_t i
+        cdef int c, best, start, nf
+        with nogil:
+            for i in range(n_rows):
+                start = indptr[i]
+                nf = indptr[i + 1] - start
+                self.raw_scores(&idx[start] if nf else NULL, &val[start] if nf else NULL, nf, &rv[0])
+                best = 0
+                for c in range(1, self.n_classes):
+                    if rv[c] > rv[best]:
+                        best = c
+                if best != y[i]:
+                    errors += 1
+                self.step(&idx[start] if nf else NULL, &val[start] if nf else NULL, nf, y[i],
+                          &rv[0], &cv[0], &hinge)
+        return int(errors), float(hinge)
+
+    def decision_function(self, const int64_t[:] indptr, const uint64_t[:] idx,
+                          const float[:] val):
+        """w_c . x for every row and class ((n_rows, n_classes) float64)."""
+        cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+        out = numpy.zeros((n_rows, self.n_classes), dtype="float32")
+        cdef float[:, ::1] ov = out
+        cdef Py_ssize_t i
+        cdef int start, nf
+        for i in range(n_rows):
+            start = indptr[i]
+            nf = indptr[i + 1] - start
+            if nf:
+                self.raw_scores(&idx[start], &val[start], nf, &ov[i, 0])
+        return out.astype("float64") * self.scale
+
+    @property
+    def scale(self) -> float:
+        """1 / (lambda t): w = scale * S (0 before the first step)."""
+        return 1.0 / (self.lam * self.t) if self.t > 0 else 0.0
+
+    @property
+    def table(self):
+        """S, the running sums (the array itself, not a copy)."""
+        return self._table
+
+    @property
+    def weights(self):
+        """The SVM weights w = S / (lambda t) as (n_buckets, n_classes) float64."""
+        return self._table.astype("float64") * self.scale
+
+    def get_state(self):
+        return {"table": self._table, "t": int(self.t), "lam": self.lam}
+
+    def set_state(self, state):
+        self._set_table(state["table"])
+        self.t = int(state["t"])
+        self.lam = float(state["lam"])
+
+    def __reduce__(self):
+        return (_rebuild, (self.n_buckets, self.n_classes, self.lam, self.get_state()))
+
+
+def _rebuild(n_buckets, n_classes, lam, state):
+    cdef OneVsRestSVM svm = OneVsRestSVM.__new__(OneVsRestSVM)
+    svm.n_buckets = n_buckets
+    svm.n_classes = n_classes
+    svm.set_state(state)
+    return svm
