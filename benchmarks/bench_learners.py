@@ -302,6 +302,29 @@ def _git(*args: str) -> Optional[str]:
         return None
 
 
+def write_dist_info(dest: Path) -> None:
+    """Give the snapshot its own ``spacy_mstparse-*.dist-info`` with the entry
+    points of its own pyproject.toml. It comes first on ``sys.path``, and
+    importlib.metadata keeps the first distribution of a name, so spaCy's
+    entry-point look-ups see the snapshot's factories and registered
+    functions, not those of the development install (which may name modules
+    the snapshot does not have yet)."""
+    import tomllib
+
+    project = tomllib.loads((dest / "pyproject.toml").read_text())["project"]
+    info = dest / f"spacy_mstparse-{project['version']}.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
+    lines = []
+    for group, entries in project.get("entry-points", {}).items():
+        lines.append(f"[{group}]")
+        lines += [f"{name} = {target}" for name, target in entries.items()]
+        lines.append("")
+    (info / "entry_points.txt").write_text("\n".join(lines))
+
+
 def make_snapshot(work: Path) -> Dict[str, Any]:
     """Export the committed tree (``git archive HEAD``) to
     ``work/src/<commit>/``, build its Cython extensions in place and point
@@ -333,6 +356,7 @@ def make_snapshot(work: Path) -> Dict[str, Any]:
                              work / "src" / f"{commit[:12]}.build.log", cwd=dest)
         if build["returncode"] != 0:
             sys.exit(f"building the snapshot failed:\n{tail(work / 'src' / f'{commit[:12]}.build.log')}")
+        write_dist_info(dest)
         built.write_text(commit + "\n")
     env = dict(os.environ)
     env["PYTHONPATH"] = str(dest) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
