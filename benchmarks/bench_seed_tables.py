@@ -161,11 +161,12 @@ def worker(args) -> int:
     from spacy_mstparse.evaluation import make_input_docs
 
     lang, train_file, eval_file, dev_file = TREEBANKS[args.treebank]
+    data = Path(args.data_dir)
     config = json.loads(args.system_config)
     nlp = spacy.blank(lang)
     parser = nlp.add_pipe("mst_parser", config=config)
     t0 = time.perf_counter()
-    gold_train = list(read_conllu(DATA / train_file, nlp.vocab, n_sents=1))
+    gold_train = list(read_conllu(data / train_file, nlp.vocab, n_sents=1))
     if args.train_limit:
         gold_train = gold_train[: args.train_limit]
     examples = [Example(gold_annotated_doc(Example(d, d)), d) for d in gold_train]
@@ -174,7 +175,7 @@ def worker(args) -> int:
         splits["dev"] = dev_file
     inputs, golds = {}, {}
     for split, name in splits.items():
-        gold = list(read_conllu(DATA / name, nlp.vocab, n_sents=1))
+        gold = list(read_conllu(data / name, nlp.vocab, n_sents=1))
         inputs[split] = make_input_docs(gold, nlp.vocab, gold_tags=True)
         golds[split] = [sentence_arrays(d) for d in gold]
     load_seconds = time.perf_counter() - t0
@@ -384,6 +385,7 @@ def parse_args(argv=None):
     p.add_argument("--system", help=argparse.SUPPRESS)
     p.add_argument("--system-config", help=argparse.SUPPRESS)
     p.add_argument("--worker-output", help=argparse.SUPPRESS)
+    p.add_argument("--data-dir", default=str(DATA), help="where the UD .conllu files are")
     args = p.parse_args(argv)
     if args.quick:
         args.epochs, args.train_limit = 2, 500
@@ -394,8 +396,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.worker:
         return worker(args)
-    if not DATA.exists():
-        sys.exit(f"treebanks not found at {DATA} (expected ../shared/data/ud beside the repo)")
+    data = Path(args.data_dir).resolve()
+    if not data.exists():
+        sys.exit(f"treebanks not found at {data} (expected ../shared/data/ud beside the repo)")
     lambdas = [float(x) for x in args.lambdas.split(",") if x]
     all_systems = systems(lambdas)
     chosen = args.systems.split(",") if args.systems else list(all_systems)
@@ -432,7 +435,7 @@ def main(argv=None) -> int:
             cmd = [sys.executable, str(script), "--worker", "--treebank", tb, "--system", name,
                    "--system-config", json.dumps(all_systems[name]), "--epochs", str(args.epochs),
                    "--batch-size", str(args.batch_size), "--train-limit", str(args.train_limit),
-                   "--worker-output", str(out)]
+                   "--worker-output", str(out), "--data-dir", str(data)]
             common.log(f"{key}: training")
             start = time.time()
             proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env)
