@@ -51,7 +51,7 @@ from ..features.doc_arrays import SentenceEncoder
 from ..features.registry import FeatureConfig
 from ..features.second_order import SiblingFeatures
 from ..labeler.arc_labeler import ArcLabeler
-from ..learners import WeightTable, sparse_difference
+from ..learners import WeightTable, sparse_difference, sparse_weights
 from ..scoring import score_parse
 
 # Importing the registries makes @mst_learners / @mst_features resolvable.
@@ -271,6 +271,22 @@ class MSTParser(Pipe):
             self.cfg["resolved_decoder"] = chosen
             self.cfg["nonprojective_share"] = share
         self._new_tables()
+        # Learners that need the training set up front (the sparseptron's
+        # feature groups, the 1-slack SSVM's pass length) get the gold trees.
+        begin_training = getattr(self.learner, "begin_training", None)
+        if begin_training is not None:
+            begin_training(self, self._encoded_gold(get_examples))
+
+    def _encoded_gold(self, get_examples) -> List[Tuple[object, numpy.ndarray]]:
+        """(Sentence, gold heads) of every gold training sentence."""
+        gold = []
+        for eg in get_examples():
+            sents = list(self._gold_sentences(eg))
+            if sents:
+                bounds = [(start, start + len(heads) - 1) for start, heads, _ in sents]
+                encoded = self.encoder.encode(eg.predicted, bounds)
+                gold.extend((s, heads) for s, (_, heads, _) in zip(encoded, sents))
+        return gold
 
     def _new_tables(self) -> None:
         """Fresh labeler and zero weight tables (training starts here)."""
@@ -407,6 +423,9 @@ class MSTParser(Pipe):
 
     def _tree_features(self, sentence, heads: numpy.ndarray) -> numpy.ndarray:
         ids = self.features.first_order.tree_features(sentence, heads)
+        note_tree = getattr(self.learner, "note_tree", None)
+        if note_tree is not None:  # the sparseptron maps buckets to feature groups
+            note_tree(sentence, heads)
         if self.order == 2:
             ids = numpy.concatenate([ids, self.sibling.tree_features(sentence, heads)])
         return ids
@@ -466,6 +485,9 @@ class MSTParser(Pipe):
                 arc = self.arc_table.averaged()
             else:
                 arc = self.arc_table.current()
+            finalize = getattr(self.learner, "finalize_weights", None)
+            if finalize is not None:  # e.g. zero the groups outside the budget
+                arc = finalize(arc)
             self._weights = (
                 numpy.ascontiguousarray(arc, dtype="float32"),
                 numpy.ascontiguousarray(self.label_table.averaged(), dtype="float32"),
@@ -597,14 +619,27 @@ class MSTParser(Pipe):
 
     def to_bytes(self, *, exclude=SimpleFrozenList()) -> bytes:
         arc, label = self._prediction_weights()
+        if self._sparse_arc_weights:
+            arc_data = {"arc_sparse": sparse_weights.pack(arc)}
+        else:
+            arc_data = {"arc_weights": arc}
         return srsly.msgpack_dumps(
-            {"cfg": self._serial_cfg(), "arc_weights": arc, "label_weights": label}
+            {"cfg": self._serial_cfg(), **arc_data, "label_weights": label}
         )
+
+    @property
+    def _sparse_arc_weights(self) -> bool:
+        """Save the arc weights as bitmap + non-zero values (sparse learners)."""
+        return bool(getattr(self.learner, "sparse_weights", False))
 
     def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
         data = srsly.msgpack_loads(bytes_data)
         self._load_cfg(data["cfg"], "the serialized component")
-        self._set_weights(data["arc_weights"], data["label_weights"])
+        if "arc_sparse" in data:
+            arc = sparse_weights.unpack(data["arc_sparse"], "the serialized component")
+        else:
+            arc = data["arc_weights"]
+        self._set_weights(arc, data["label_weights"])
         return self
 
     def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
@@ -612,7 +647,13 @@ class MSTParser(Pipe):
         path.mkdir(parents=True, exist_ok=True)
         arc, label = self._prediction_weights()
         srsly.write_json(path / "cfg", self._serial_cfg())
-        numpy.save(path / "arc_weights.npy", arc)
+        if self._sparse_arc_weights:
+            with (path / "arc_weights.npz").open("wb") as file_:
+                numpy.savez(file_, **sparse_weights.pack(arc))
+            (path / "arc_weights.npy").unlink(missing_ok=True)
+        else:
+            numpy.save(path / "arc_weights.npy", arc)
+            (path / "arc_weights.npz").unlink(missing_ok=True)
         numpy.save(path / "label_weights.npy", label)
 
     def from_disk(self, path, *, exclude=SimpleFrozenList()):
@@ -621,9 +662,12 @@ class MSTParser(Pipe):
         if not cfg_path.exists():
             raise ValueError(f"[{self.name}] no component data at {path} (missing {cfg_path.name})")
         self._load_cfg(srsly.read_json(cfg_path), str(path))
-        self._set_weights(
-            numpy.load(path / "arc_weights.npy"), numpy.load(path / "label_weights.npy")
-        )
+        if (path / "arc_weights.npz").exists():
+            with numpy.load(path / "arc_weights.npz") as data:
+                arc = sparse_weights.unpack(data, str(path / "arc_weights.npz"))
+        else:
+            arc = numpy.load(path / "arc_weights.npy")
+        self._set_weights(arc, numpy.load(path / "label_weights.npy"))
         return self
 
     def _set_weights(self, arc: numpy.ndarray, label: numpy.ndarray) -> None:

@@ -44,3 +44,33 @@ def make_passive_aggressive(variant: str = "PA-I", C: float = 0.05) -> PassiveAg
 def make_pegasos(lam: float = 1e-4, k: int = 10, averaged: bool = True) -> Pegasos:
     """Pegasos-DP: mini-batches of ``k`` loss-augmented sentences, regulariser ``lam``."""
     return Pegasos(lam=lam, k=k, averaged=averaged)
+
+
+@spacy.registry.mst_learners("spacy_mstparse.Sparseptron.v1")
+def make_sparseptron(
+    B: int = 20,
+    shrink_every: int = 32,
+    sparse_epochs: int = 5,
+    debias: str = "MIRA",
+    C: Optional[float] = None,
+):
+    """Sparseptron (Smith & Martins 2013, Figure 3): perceptron steps with a
+    budget of ``B`` feature groups (templates), shrunk every ``shrink_every``
+    sentences, for ``sparse_epochs`` passes; then ``debias`` ("MIRA", "PA-I"
+    or "none") retrains on the selected groups only. ``C`` clips the
+    debiasing step (None = unclipped; PA-I needs a value)."""
+    from .sparseptron import Sparseptron
+
+    if C is None and debias == "PA-I":
+        raise ValueError("Sparseptron: debias = 'PA-I' needs a value for C")
+    return Sparseptron(B=B, shrink_every=shrink_every, sparse_epochs=sparse_epochs,
+                       debias=debias, C=float("inf") if C is None else C)
+
+
+@spacy.registry.mst_learners("spacy_mstparse.OneSlackSSVM.v1")
+def make_one_slack_ssvm(lam: float = 1e-3, eps: float = 0.01, max_inactive: int = 50):
+    """1-slack structural SVM by cutting planes (Joachims et al. 2009), C = 1/lam:
+    one constraint per pass over the training set, stopping at duality gap <= eps."""
+    from .one_slack import OneSlackSSVM
+
+    return OneSlackSSVM(lam=lam, eps=eps, max_inactive=max_inactive)

@@ -1,0 +1,322 @@
+"""Feature groups (templates) of the hashed first-order features.
+
+The sparseptron (Smith & Martins 2013, Figure 3; Martins et al. 2011) works on
+non-overlapping groups of features. Here a group is one feature template of
+``first_order.pyx`` (McDonald et al. 2005, Table 1) together with all of its
+direction/distance conjunctions; the templates that read a tag are separate
+groups for each tag column (UPOS, XPOS).
+
+Hashing forgets the template, so this module recovers it from the emission
+order of ``FirstOrderFeatures.unigram_bases`` / ``pair_bases`` (which it calls,
+so the bucket ids are exactly those of ``tree_features``): a group id is the
+template key that the hash starts from, ``tagset * 64 + template`` (< 128).
+``fill_group_map`` writes the group of every bucket reached by any candidate
+arc of a sentence into a ``uint8`` map (``UNASSIGNED`` = 255 elsewhere); a
+bucket shared by two groups (a hash collision) keeps its first group and is
+counted. The tests check that the ids equal ``tree_features`` and that
+changing one attribute of a token changes only the groups reading it, which
+guards this module against changes of the emission order in first_order.pyx.
+"""
+from libc.stdlib cimport free, malloc
+from libc.stdint cimport int32_t, uint8_t, uint64_t
+
+import numpy
+
+from .first_order cimport FirstOrderFeatures
+from .hashing cimport mix
+from .sentence cimport Sentence
+
+# Template ids of first_order.pyx (its ``Template`` enum) and layout constants.
+DEF T_HWP = 1
+DEF T_HW = 2
+DEF T_HP = 3
+DEF T_HXP = 4
+DEF T_HX = 5
+DEF CHILD_OFFSET = 5
+DEF T_WPWP = 11
+DEF T_PWP = 12
+DEF T_WWP = 13
+DEF T_WPP = 14
+DEF T_WPW = 15
+DEF T_WW = 16
+DEF T_PP = 17
+DEF T_XPXP = 18
+DEF T_PXP = 19
+DEF T_XXP = 20
+DEF T_XPP = 21
+DEF T_XPX = 22
+DEF T_XX = 23
+DEF T_BETWEEN = 24
+DEF T_CTX_HR_CL = 25
+DEF T_MORPH_H = 33
+DEF T_MORPH_C = 34
+DEF T_MORPH_HC = 35
+DEF TAGSET_STRIDE = 64
+
+UNASSIGNED = 255
+N_GROUP_IDS = 128
+
+_TEMPLATE_NAMES = {
+    1: "h-word+h-pos", 2: "h-word", 3: "h-pos", 4: "h-prefix+h-pos", 5: "h-prefix",
+    6: "c-word+c-pos", 7: "c-word", 8: "c-pos", 9: "c-prefix+c-pos", 10: "c-prefix",
+    11: "hw+hp+cw+cp", 12: "hp+cw+cp", 13: "hw+cw+cp", 14: "hw+hp+cp", 15: "hw+hp+cw",
+    16: "hw+cw", 17: "hp+cp", 18: "hx+hp+cx+cp", 19: "hp+cx+cp", 20: "hx+cx+cp",
+    21: "hx+hp+cp", 22: "hx+hp+cx", 23: "hx+cx", 24: "hp+between-pos+cp",
+    25: "hp+hp+1+cp-1+cp", 26: "hp-1+hp+cp-1+cp", 27: "hp+hp+1+cp+cp+1",
+    28: "hp-1+hp+cp+cp+1", 29: "hp+cp-1+cp", 30: "hp+hp+1+cp", 31: "hp-1+hp+cp",
+    32: "hp+cp+cp+1", 33: "h-morph", 34: "c-morph", 35: "h-morph+c-morph",
+}
+_TAG_FREE = {2, 5, 7, 10, 16, 23, 33, 34, 35}
+
+
+def group_name(int gid):
+    """Readable name of a group id, e.g. ``"hp+cp/xpos"`` for XPOS pairs."""
+    template = gid % TAGSET_STRIDE
+    if template not in _TEMPLATE_NAMES:
+        raise ValueError(f"no feature group with id {gid}")
+    name = _TEMPLATE_NAMES[template]
+    if template in _TAG_FREE:
+        return name
+    return f"{name}/tag{gid // TAGSET_STRIDE + 1}"
+
+
+def group_ids(int n_tagsets, bint use_morph):
+    """All group ids of a feature configuration, sorted."""
+    ids = []
+    for template in range(1, 36):
+        if template in (T_MORPH_H, T_MORPH_C, T_MORPH_HC) and not use_morph:
+            continue
+        if template in _TAG_FREE:
+            ids.append(template)
+        else:
+            ids.extend(t * TAGSET_STRIDE + template for t in range(n_tagsets))
+    return sorted(ids)
+
+
+cdef inline int dd_code(int h, int c) noexcept nogil:
+    # Same as first_order.pyx: direction and distance bin as 1..14.
+    cdef int dist = c - h if c > h else h - c
+    cdef int b
+    if dist <= 5:
+        b = dist - 1
+    elif dist <= 10:
+        b = 5
+    else:
+        b = 6
+    return 1 + b + (7 if c > h else 0)
+
+
+cdef inline void add_between(uint64_t* between, int* n_between, uint64_t tag) noexcept nogil:
+    cdef int k
+    for k in range(n_between[0]):
+        if between[k] == tag:
+            return
+    between[n_between[0]] = tag
+    n_between[0] += 1
+
+
+cdef int unigram_groups(Sentence s, int i, bint as_head, bint use_morph,
+                        uint8_t* out) noexcept nogil:
+    """Group ids in the order ``unigram_bases`` emits its hashes."""
+    cdef int side = 0 if as_head else CHILD_OFFSET
+    cdef int k = 0, t, m
+    for t in range(s.n_tagsets):
+        out[k] = t * TAGSET_STRIDE + side + T_HWP; k += 1
+        out[k] = t * TAGSET_STRIDE + side + T_HP; k += 1
+        if s.is_long[i]:
+            out[k] = t * TAGSET_STRIDE + side + T_HXP; k += 1
+    out[k] = side + T_HW; k += 1
+    if s.is_long[i]:
+        out[k] = side + T_HX; k += 1
+    if use_morph:
+        for m in range(s.morph_start[i], s.morph_start[i + 1]):
+            out[k] = T_MORPH_H if as_head else T_MORPH_C; k += 1
+    return k
+
+
+cdef int pair_groups(Sentence s, int h, int c, const int* n_between, bint use_morph,
+                     uint8_t* out) noexcept nogil:
+    """Group ids in the order ``pair_bases`` emits its hashes."""
+    cdef int k = 0, t, j, x
+    cdef int tid
+    cdef bint prefixed = s.is_long[h] or s.is_long[c]
+    for t in range(s.n_tagsets):
+        tid = t * TAGSET_STRIDE
+        # T_WPWP, T_PWP, T_WWP, T_WPP, T_WPW (consecutive ids), then T_PP
+        for x in range(T_WPWP, T_WPW + 1):
+            out[k] = tid + x; k += 1
+        out[k] = tid + T_PP; k += 1
+        if prefixed:
+            # T_XPXP, T_PXP, T_XXP, T_XPP, T_XPX
+            for x in range(T_XPXP, T_XPX + 1):
+                out[k] = tid + x; k += 1
+        for j in range(n_between[t]):
+            out[k] = tid + T_BETWEEN; k += 1
+        for x in range(T_CTX_HR_CL, T_CTX_HR_CL + 8):
+            out[k] = tid + x; k += 1
+    out[k] = T_WW; k += 1
+    if prefixed:
+        out[k] = T_XX; k += 1
+    if use_morph:
+        for j in range((s.morph_start[h + 1] - s.morph_start[h])
+                       * (s.morph_start[c + 1] - s.morph_start[c])):
+            out[k] = T_MORPH_HC; k += 1
+    return k
+
+
+cdef int arc_features_grouped(FirstOrderFeatures f, Sentence s, int h, int c,
+                              uint64_t* between, int* n_between, uint64_t* buf,
+                              uint8_t* gbuf) noexcept nogil:
+    """All base hashes of h -> c in ``buf`` and their groups in ``gbuf``, in
+    the order of ``FirstOrderFeatures._features_of_arcs``. Returns the count,
+    or -1 if the two orders disagree in length (a layout change)."""
+    cdef int k, g, t, p, N = s.n + 1
+    for t in range(s.n_tagsets):
+        n_between[t] = 0
+        for p in range(min(h, c) + 1, max(h, c)):
+            add_between(between + t * N, &n_between[t], s.tag_row(t)[p])
+    k = f.unigram_bases(s, h, True, buf)
+    g = unigram_groups(s, h, True, f.use_morph, gbuf)
+    if g != k:
+        return -1
+    k += f.unigram_bases(s, c, False, buf + k)
+    g += unigram_groups(s, c, False, f.use_morph, gbuf + g)
+    if g != k:
+        return -1
+    k += f.pair_bases(s, h, c, between, n_between, buf + k)
+    g += pair_groups(s, h, c, n_between, f.use_morph, gbuf + g)
+    if g != k:
+        return -1
+    return k
+
+
+def tree_features_grouped(FirstOrderFeatures f, Sentence s, const int32_t[:] heads):
+    """``(ids, groups)``: the bucket ids of ``f.tree_features(s, heads)`` (same
+    order) and the group id (uint8) of each."""
+    if heads.shape[0] != s.n + 1:
+        raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
+    if s.n_tagsets != f.n_tagsets:
+        raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {f.n_tagsets}")
+    cdef int N = s.n + 1, c, h, j, k, dd, total = 0
+    for c in range(1, N):
+        if not (0 <= heads[c] <= s.n) or heads[c] == c:
+            raise ValueError(f"invalid head {heads[c]} for word {c}")
+    cdef int cap = f.capacity(s)
+    ids = numpy.empty(max(1, s.n) * 2 * cap, dtype="uint64")
+    groups = numpy.empty(max(1, s.n) * 2 * cap, dtype="uint8")
+    cdef uint64_t[::1] res = ids
+    cdef uint8_t[::1] gres = groups
+    cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef uint8_t* gbuf = <uint8_t*>malloc(cap * sizeof(uint8_t))
+    cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
+    cdef int n_between[2]
+    cdef uint64_t mask = f.n_buckets - 1
+    cdef bint bad = False
+    if buf is NULL or gbuf is NULL or between is NULL:
+        free(buf); free(gbuf); free(between)
+        raise MemoryError()
+    with nogil:
+        for c in range(1, N):
+            h = heads[c]
+            dd = dd_code(h, c)
+            k = arc_features_grouped(f, s, h, c, between, n_between, buf, gbuf)
+            if k < 0:
+                bad = True
+                break
+            for j in range(k):
+                res[total] = buf[j] & mask
+                res[total + 1] = mix(buf[j], dd) & mask
+                gres[total] = gbuf[j]
+                gres[total + 1] = gbuf[j]
+                total += 2
+    free(buf); free(gbuf); free(between)
+    if bad:
+        raise RuntimeError("feature_groups.pyx is out of step with first_order.pyx's templates")
+    return ids[:total], groups[:total]
+
+
+def fill_group_map(FirstOrderFeatures f, Sentence s, uint8_t[::1] group_map):
+    """Assign a group to every bucket that any candidate arc of ``s`` (every
+    h != c, c >= 1) can touch and that has no group yet. Returns the number of
+    collisions met (a bucket already assigned to another group)."""
+    if <uint64_t>group_map.shape[0] != f.n_buckets:
+        raise ValueError(f"group map has {group_map.shape[0]} entries, expected {f.n_buckets}")
+    if s.n_tagsets != f.n_tagsets:
+        raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {f.n_tagsets}")
+    cdef int N = s.n + 1, c, h, i, j, k, g, t, dd, side
+    cdef long collisions = 0
+    cdef int cap = f.capacity(s)
+    cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef uint8_t* gbuf = <uint8_t*>malloc(cap * sizeof(uint8_t))
+    cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
+    cdef int n_between[2]
+    cdef bint codes[16]
+    cdef uint64_t mask = f.n_buckets - 1
+    cdef bint bad = False
+    if buf is NULL or gbuf is NULL or between is NULL:
+        free(buf); free(gbuf); free(between)
+        raise MemoryError()
+    with nogil:
+        # Head-only and child-only templates: once per token and side, with
+        # the direction/distance codes that token can take in that role.
+        for i in range(N):
+            for side in range(2):
+                if side == 1 and i == 0:
+                    continue
+                for dd in range(16):
+                    codes[dd] = False
+                for j in range(N):
+                    if j != i and (j >= 1 if side == 0 else True):
+                        codes[dd_code(i, j) if side == 0 else dd_code(j, i)] = True
+                k = f.unigram_bases(s, i, side == 0, buf)
+                g = unigram_groups(s, i, side == 0, f.use_morph, gbuf)
+                if g != k:
+                    bad = True
+                    break
+                collisions += _assign(group_map, buf, gbuf, k, mask, 0)
+                for dd in range(1, 15):
+                    if codes[dd]:
+                        collisions += _assign(group_map, buf, gbuf, k, mask, dd)
+            if bad:
+                break
+        # Pair templates: every arc, the in-between tag set growing with the
+        # distance as in FirstOrderFeatures.score_into.
+        for h in range(N):
+            if bad:
+                break
+            for c in range(1, N):
+                if c == h:
+                    continue
+                for t in range(s.n_tagsets):
+                    n_between[t] = 0
+                    for j in range(min(h, c) + 1, max(h, c)):
+                        add_between(between + t * N, &n_between[t], s.tag_row(t)[j])
+                k = f.pair_bases(s, h, c, between, n_between, buf)
+                g = pair_groups(s, h, c, n_between, f.use_morph, gbuf)
+                if g != k:
+                    bad = True
+                    break
+                collisions += _assign(group_map, buf, gbuf, k, mask, 0)
+                collisions += _assign(group_map, buf, gbuf, k, mask, dd_code(h, c))
+    free(buf); free(gbuf); free(between)
+    if bad:
+        raise RuntimeError("feature_groups.pyx is out of step with first_order.pyx's templates")
+    return collisions
+
+
+cdef inline long _assign(uint8_t[::1] group_map, const uint64_t* buf, const uint8_t* gbuf,
+                         int k, uint64_t mask, int dd) noexcept nogil:
+    """Give each bucket of ``buf`` (conjoined with ``dd`` unless 0) its group
+    if it has none; return the number of buckets owned by another group."""
+    cdef long collisions = 0
+    cdef int j
+    cdef uint64_t b
+    cdef uint8_t old
+    for j in range(k):
+        b = (buf[j] if dd == 0 else mix(buf[j], dd)) & mask
+        old = group_map[b]
+        if old == 255:
+            group_map[b] = gbuf[j]
+        elif old != gbuf[j]:
+            collisions += 1
+    return collisions

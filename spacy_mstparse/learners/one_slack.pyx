@@ -1,0 +1,292 @@
+"""1-slack structural SVM trained by cutting planes (Joachims, Finley & Yu
+2009, "Cutting-plane training of structural SVMs", Algorithm 3), the
+comparison system of Lee et al. (2010).
+
+Primal, with lam = 1/C and x_i(y) = phi(x_i, y_i) - phi(x_i, y):
+
+    min_w  lam/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i, y) - w . x_i(y)]
+
+(Delta = Hamming loss over heads). Each iteration decodes every training
+sentence loss-augmented with the current w (the most violated tree of each),
+forms the aggregated constraint (a, g) = ((1/n) sum_i Delta_i, (1/n) sum_i
+x_i), adds it to the working set W and re-solves the dual over W,
+
+    max_alpha  sum_j alpha_j a_j - 1/(2 lam) ||sum_j alpha_j g_j||^2,
+    alpha >= 0, sum_j alpha_j <= 1,          w = (1/lam) sum_j alpha_j g_j,
+
+by accelerated projected gradient (numpy; W is small) until its Frank-Wolfe
+gap is below ``qp_tol``. The duality gap of the full problem at w,
+P(w) - D(alpha), is known after each pass (the pass computes P(w) exactly,
+since w is fixed during it); training stops when it is below ``eps``.
+Constraints whose alpha stayed 0 for ``max_inactive`` iterations are dropped.
+
+Inside ``spacy train`` the component feeds sentences in batches: the learner
+accumulates the constraint over |D| sentences (``begin_training`` tells it
+|D|), keeps w fixed meanwhile, and solves at the end of each pass.
+``train_one_slack`` is the plain entry point over a list of sentences.
+"""
+import time
+
+import numpy
+
+from libc.math cimport isfinite
+from libc.stdint cimport uint64_t
+
+from .one_slack_qp import project_capped_simplex, solve_dual  # noqa: F401
+from .sparse import sparse_difference
+from .weight_table cimport WeightTable
+
+
+cdef void _scatter_add(double[::1] acc, const uint64_t[:] idx, const double[:] val) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(idx.shape[0]):
+        acc[idx[i]] += val[i]
+
+
+cdef double _gather_dot(const double[::1] dense, const uint64_t[:] idx,
+                        const double[:] val) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double total = 0.0
+    for i in range(idx.shape[0]):
+        total += dense[idx[i]] * val[i]
+    return total
+
+
+cdef class OneSlackSSVM:
+    """1-slack structural SVM (cutting planes) with regulariser ``lam`` (C = 1/lam)."""
+
+    cdef readonly int batch_size
+    cdef readonly bint loss_augmented
+    cdef readonly bint averaged
+    cdef readonly double lam
+    cdef readonly double eps
+    cdef readonly double qp_tol
+    cdef readonly int max_inactive
+    cdef readonly long long n_train
+    cdef readonly long long n_seen      # sentences of the current pass
+    cdef readonly bint converged
+    cdef readonly int iteration
+    cdef object _acc_arr
+    cdef double[::1] _acc
+    cdef double _loss_sum
+    cdef double _margin_sum
+    cdef list _constraints              # (idx, val, a)
+    cdef list _inactive
+    cdef object _H
+    cdef object _alpha
+    cdef double _dual
+    cdef object _t0
+    cdef public list history
+
+    def __init__(self, double lam=1e-3, double eps=0.01, double qp_tol=-1.0,
+                 int max_inactive=50):
+        if not isfinite(lam) or lam <= 0.0:
+            raise ValueError(f"OneSlackSSVM: lam must be finite and > 0, got {lam}")
+        if not (eps > 0.0):
+            raise ValueError(f"OneSlackSSVM: eps must be > 0, got {eps}")
+        if max_inactive < 1:
+            raise ValueError(f"OneSlackSSVM: max_inactive must be >= 1, got {max_inactive}")
+        self.lam = lam
+        self.eps = eps
+        self.qp_tol = qp_tol if qp_tol > 0.0 else eps / 100.0
+        self.max_inactive = max_inactive
+        self.batch_size = 1
+        self.loss_augmented = True
+        self.averaged = False
+        self.n_train = 0
+        self._acc_arr = None
+        self.history = []
+
+    @property
+    def C(self):
+        return 1.0 / self.lam
+
+    def begin_training(self, parser, gold):
+        """Called by ``mst_parser.initialize``: a pass is ``len(gold)`` sentences."""
+        if not gold:
+            raise ValueError("OneSlackSSVM: no gold training sentences")
+        self.begin(parser.features.n_buckets, len(gold))
+
+    def begin(self, long long n_buckets, long long n_train):
+        """Start training over ``n_train`` sentences per pass."""
+        if n_train < 1:
+            raise ValueError(f"OneSlackSSVM: n_train must be >= 1, got {n_train}")
+        self.n_train = n_train
+        self._acc_arr = numpy.zeros(n_buckets, dtype=numpy.float64)
+        self._acc = self._acc_arr
+        self.n_seen = 0
+        self._loss_sum = 0.0
+        self._margin_sum = 0.0
+        self._constraints = []
+        self._inactive = []
+        self._H = numpy.zeros((0, 0))
+        self._alpha = numpy.zeros(0)
+        self._dual = 0.0
+        self.converged = False
+        self.iteration = 0
+        self.history = []
+        self._t0 = time.perf_counter()
+
+    def step(self, WeightTable table, list batch):
+        """Accumulate the loss-augmented differences of a batch; w stays fixed
+        until the pass of |D| sentences is complete, then the QP is solved."""
+        cdef const uint64_t[:] idx
+        cdef const double[:] val
+        cdef long n_wrong, total_wrong = 0
+        if self._acc_arr is None:
+            raise ValueError(
+                "OneSlackSSVM: call begin_training() first (nlp.initialize does it for mst_parser)")
+        if table.n_buckets != self._acc_arr.shape[0]:
+            raise ValueError("OneSlackSSVM: weight table size differs from begin()")
+        info = None
+        for item in batch:
+            idx, val, n_wrong = item[0], item[1], item[2]
+            total_wrong += n_wrong
+            self._loss_sum += n_wrong
+            if idx.shape[0] > 0:
+                self._margin_sum += table.dot(idx, val)
+                with nogil:
+                    _scatter_add(self._acc, idx, val)
+            self.n_seen += 1
+            if self.n_seen == self.n_train:
+                info = self.end_pass(table)
+        return {"n_sentences": len(batch), "n_wrong": total_wrong, "pass_end": info}
+
+    def end_pass(self, WeightTable table):
+        """Close the pass: record P(w), D(alpha) and the gap; unless converged,
+        add the aggregated constraint, re-solve the dual and set w."""
+        cdef double n = <double>self.n_seen
+        if self.n_seen == 0:
+            raise ValueError("OneSlackSSVM: end_pass() before any sentence of the pass")
+        a_new = self._loss_sum / n
+        hinge = max(0.0, a_new - self._margin_sum / n)
+        sq_w = table.sq_norm()
+        primal = 0.5 * self.lam * sq_w + hinge
+        gap = primal - self._dual
+        record = {"iteration": self.iteration, "primal": primal, "dual": self._dual,
+                  "gap": gap, "hinge": hinge, "loss": a_new,
+                  "n_constraints": len(self._constraints),
+                  "seconds": time.perf_counter() - self._t0}
+        self.history.append(record)
+        if gap <= self.eps:
+            self.converged = True
+        elif not self.converged:
+            self._add_constraint(table, a_new, n)
+        self._acc_arr.fill(0.0)
+        self.n_seen = 0
+        self._loss_sum = 0.0
+        self._margin_sum = 0.0
+        return record
+
+    def _add_constraint(self, WeightTable table, double a_new, double n):
+        idx = numpy.flatnonzero(self._acc_arr).astype(numpy.uint64)
+        val = self._acc_arr[idx] / n
+        m = len(self._constraints)
+        row = numpy.empty(m + 1)
+        cdef const uint64_t[:] ci
+        cdef const double[:] cv
+        for j, (cidx, cval, _) in enumerate(self._constraints):
+            ci = cidx
+            cv = cval
+            row[j] = _gather_dot(self._acc, ci, cv) / n
+        row[m] = float(val @ val)
+        H = numpy.empty((m + 1, m + 1))
+        H[:m, :m] = self._H
+        H[m, :] = row
+        H[:, m] = row
+        self._constraints.append((idx, val, a_new))
+        self._inactive.append(0)
+        a = numpy.array([c[2] for c in self._constraints])
+        alpha0 = numpy.append(self._alpha, 0.0)
+        alpha, dual, _, _ = solve_dual(H, a, self.lam, alpha0, self.qp_tol)
+        # Drop constraints unused for max_inactive iterations.
+        keep = []
+        for j in range(len(self._constraints)):
+            self._inactive[j] = 0 if alpha[j] > 1e-12 else self._inactive[j] + 1
+            if self._inactive[j] <= self.max_inactive:
+                keep.append(j)
+        if len(keep) < len(self._constraints):
+            self._constraints = [self._constraints[j] for j in keep]
+            self._inactive = [self._inactive[j] for j in keep]
+            H = H[numpy.ix_(keep, keep)]
+            alpha = alpha[keep]
+        self._H = H
+        self._alpha = alpha
+        self._dual = dual
+        self.iteration += 1
+        self._set_w(table)
+
+    def _set_w(self, WeightTable table):
+        """w = (1/lam) sum_j alpha_j g_j written into the table (O(table))."""
+        w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
+        for (idx, val, _), alpha in zip(self._constraints, self._alpha):
+            if alpha > 0.0:
+                w[idx] += (alpha / self.lam) * val
+        zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
+        table.set_state({"v": w.astype(numpy.float32), "acc": zeros, "stamp": zeros.copy(),
+                         "scale": 1.0, "cum_scale": 0.0, "n_ticks": 0})
+
+    @property
+    def dual(self):
+        return self._dual
+
+    @property
+    def alpha(self):
+        return numpy.array(self._alpha)
+
+    def __repr__(self):
+        return f"OneSlackSSVM(lam={self.lam}, eps={self.eps}, qp_tol={self.qp_tol})"
+
+
+def loss_augmented_difference(features, decode, sentence, heads, weights, double scale=1.0):
+    """(idx, val, n_wrong) of the most violated tree: decode scores + 1 on
+    every non-gold arc, x = phi(gold) - phi(pred) (empty if pred == gold)."""
+    scores = features.score(sentence, weights, scale)
+    n = len(heads) - 1
+    scores += 1.0
+    scores[heads[1:], numpy.arange(1, n + 1)] -= 1.0
+    pred = decode(scores)
+    n_wrong = int(numpy.count_nonzero(pred[1:] != heads[1:]))
+    if n_wrong == 0:
+        return numpy.zeros(0, dtype=numpy.uint64), numpy.zeros(0), 0
+    idx, val = sparse_difference(features.tree_features(sentence, heads),
+                                 features.tree_features(sentence, pred))
+    return idx, val, n_wrong
+
+
+def primal_objective(features, decode, data, weights, double lam):
+    """lam/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i, y) - w . x_i(y)] for the
+    float32 weight vector ``weights`` over ``data`` = [(Sentence, heads)]."""
+    w = numpy.ascontiguousarray(weights, dtype=numpy.float32)
+    total = 0.0
+    for sentence, heads in data:
+        idx, val, n_wrong = loss_augmented_difference(features, decode, sentence, heads, w)
+        margin = float(w[idx.astype(numpy.intp)].astype(numpy.float64) @ val) if len(idx) else 0.0
+        total += max(0.0, n_wrong - margin)
+    w64 = w.astype(numpy.float64)
+    return 0.5 * lam * float(w64 @ w64) + total / len(data)
+
+
+def train_one_slack(features, decode, data, double lam=1e-3, double eps=0.01,
+                    int max_iter=1000, double time_limit=0.0, callback=None, **kwargs):
+    """Train a 1-slack SSVM on ``data`` = [(Sentence, heads)] with
+    ``features`` (e.g. FirstOrderFeatures) and ``decode`` (scores -> heads).
+    Stops at gap <= eps, after ``max_iter`` QP iterations or ``time_limit``
+    seconds (0 = none). ``callback(learner, table)`` runs after every pass.
+    Returns (learner, table)."""
+    learner = OneSlackSSVM(lam=lam, eps=eps, **kwargs)
+    table = WeightTable(features.n_buckets)
+    learner.begin(features.n_buckets, len(data))
+    start = time.perf_counter()
+    while True:
+        for sentence, heads in data:
+            item = loss_augmented_difference(features, decode, sentence, heads,
+                                             table.v, table.scale)
+            learner.step(table, [item])
+        if callback is not None:
+            callback(learner, table)
+        if learner.converged or learner.iteration >= max_iter:
+            break
+        if time_limit > 0.0 and time.perf_counter() - start > time_limit:
+            break
+    return learner, table

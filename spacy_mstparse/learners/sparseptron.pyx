@@ -1,0 +1,389 @@
+"""The sparseptron: perceptron steps with a group budget, then debiasing.
+
+Smith & Martins (2013), "Linguistic Structure Prediction with the
+Sparseptron", Figure 3 (after Martins et al. 2011): after each perceptron
+step, the L2 norm of each feature group's weights is divided by
+log2 |F_g|; sigma is the mid-point between the B-th and (B+1)-th largest of
+these scaled norms; every group is shrunk,
+
+    w_g <- max(0, (||w_g|| - sigma log2 |F_g|) / ||w_g||) w_g,
+
+so at most B groups stay non-zero. A group is a feature template with its
+direction/distance conjunctions (``features/feature_groups.pyx``); |F_g| is
+the number of buckets of the weight table seen in that group (gold trees at
+``begin_training``, predicted trees as training meets them), and
+log2 |F_g| is taken as at least 1.
+
+Step size. The figure's "eta <- t / |D|^{-1/2}" is garbled; we read it as
+eta_t = (t / |D|)^{-1/2} = sqrt(|D| / t), one over the square root of the
+number of epochs done, the usual O(1/sqrt(t)) schedule of online proximal
+subgradient methods (it gives the O(1/eps^2) rate the text quotes). The
+perceptron step and the budgeted shrink are both invariant to scaling w, so
+only the 1/sqrt(t) decay matters, not the constant.
+
+Cost. The perceptron step is O(touched buckets) on the ``WeightTable``, and
+the squared norm of every group is kept incrementally there, so sigma costs
+O(groups). Shrinking, however, rescales every non-zero weight of the kept
+groups, O(table). It is done every ``shrink_every`` = m sentences (m = 1 is
+Figure 3 exactly); between two shrinks up to m perceptron steps may re-open
+dropped groups, which the next shrink closes again. Larger m: less time,
+a looser budget during training (never in the returned model, which is
+shrunk at the end of the sparse stage and masked to the kept groups).
+
+Debiasing (the paper's recommendation): after ``sparse_epochs`` passes the
+learner keeps the selected groups fixed, restarts the averaging from the
+current weights (warm start) and trains on with single-constraint MIRA
+(Crammer et al. 2006; McDonald et al. 2005) or PA-I, with every update
+restricted to the selected groups. The averaged weights are then exactly
+zero outside them.
+"""
+from libc.math cimport INFINITY, isfinite, log2, sqrt
+from libc.stdint cimport uint8_t, uint64_t
+
+import numpy
+
+from ..features import feature_groups as _fg
+from .mira import single_constraint_tau
+from .passive_aggressive import pa_tau
+from .weight_table cimport WeightTable
+
+DEF NG = 256         # group ids are < 128; 255 = no group
+DEF NO_GROUP = 255
+
+DEBIAS = ("MIRA", "PA-I", "none")
+
+
+cdef class Sparseptron:
+    """Group-budgeted perceptron (Figure 3 of Smith & Martins 2013) followed
+    by debiasing with MIRA or PA-I on the selected groups.
+
+    B: group budget. shrink_every: sentences between two shrink steps.
+    sparse_epochs: passes of the sparse stage. debias: "MIRA", "PA-I" or
+    "none". C: clip of the debiasing step (MIRA: None/inf = unclipped).
+    """
+
+    cdef readonly int batch_size
+    cdef readonly bint loss_augmented
+    cdef readonly int B
+    cdef readonly int shrink_every
+    cdef readonly int sparse_epochs
+    cdef readonly str debias
+    cdef readonly double C
+    cdef readonly long long t            # sentences seen in the sparse stage
+    cdef readonly long long n_train      # sentences per epoch
+    cdef readonly bint debiasing         # in the second stage
+    cdef readonly long long n_shrinks
+    cdef readonly long long collisions
+    cdef object _order
+    cdef object _features
+    cdef object _map_arr
+    cdef uint8_t[::1] _map
+    cdef double _sq[NG]                  # ||v_g||^2 of each group
+    cdef long long _size[NG]             # |F_g|: buckets assigned to g
+    cdef double _factor[NG]
+    cdef uint8_t _kept[NG]               # 1 = group survived the last shrink
+    cdef bint _shrunk
+    cdef double _ratio_sum               # sum of n_wrong / (||x||^2 eta) over updates
+    cdef long long _n_ratio
+
+    def __init__(self, int B=20, int shrink_every=32, int sparse_epochs=5,
+                 str debias="MIRA", double C=INFINITY):
+        if B < 1:
+            raise ValueError(f"Sparseptron: B (group budget) must be >= 1, got {B}")
+        if shrink_every < 1:
+            raise ValueError(f"Sparseptron: shrink_every must be >= 1, got {shrink_every}")
+        if sparse_epochs < 1:
+            raise ValueError(f"Sparseptron: sparse_epochs must be >= 1, got {sparse_epochs}")
+        if debias not in DEBIAS:
+            raise ValueError(f"Sparseptron: debias must be one of {DEBIAS}, got {debias!r}")
+        if not (C > 0.0):
+            raise ValueError(f"Sparseptron: C must be > 0, got {C}")
+        self.B = B
+        self.shrink_every = shrink_every
+        self.sparse_epochs = sparse_epochs
+        self.debias = debias
+        self.C = C
+        self.batch_size = 1
+        self.loss_augmented = False
+        self.n_train = 0
+        self._map_arr = None
+        self._reset()
+
+    cdef void _reset(self):
+        cdef int g
+        self.t = 0
+        self.debiasing = False
+        self.n_shrinks = 0
+        self.collisions = 0
+        self._shrunk = False
+        self._ratio_sum = 0.0
+        self._n_ratio = 0
+        for g in range(NG):
+            self._sq[g] = 0.0
+            self._size[g] = 0
+            self._factor[g] = 1.0
+            self._kept[g] = 1
+
+    # ---------------------------------------------------------- component hooks
+
+    @property
+    def averaged(self):
+        """Predict with averaged weights only in the debiasing stage; the
+        sparse stage returns its current w, as Figure 3."""
+        return bool(self.debiasing)
+
+    @property
+    def sparse_weights(self):
+        """mst_parser saves the arc weights as bitmap + non-zero values."""
+        return True
+
+    def begin_training(self, parser, gold):
+        """Called by ``mst_parser.initialize`` with the parser and the list of
+        ``(Sentence, gold heads)`` of the training set: fixes |D|, builds the
+        group map from the gold trees and resets the learner."""
+        if getattr(parser, "order", 1) != 1:
+            raise ValueError(
+                "Sparseptron: only first-order features have feature groups; set order = 1")
+        if not gold:
+            raise ValueError("Sparseptron: no gold training sentences")
+        self.begin(parser.features.first_order, len(gold))
+        for sentence, heads in gold:
+            self.note_tree(sentence, heads)
+
+    def begin(self, features, long long n_train):
+        """Start training with ``features`` (FirstOrderFeatures) and |D| =
+        ``n_train`` sentences per epoch (the Python-level entry point)."""
+        if n_train < 1:
+            raise ValueError(f"Sparseptron: n_train must be >= 1, got {n_train}")
+        self._features = features
+        self.n_train = n_train
+        self._map_arr = numpy.full(features.n_buckets, NO_GROUP, dtype=numpy.uint8)
+        self._map = self._map_arr
+        self._reset()
+
+    def note_tree(self, sentence, heads):
+        """Give the buckets of a tree's features their groups (called by the
+        component for every gold and predicted tree it builds an update from)."""
+        if self._map_arr is None:
+            return
+        ids, groups = _fg.tree_features_grouped(self._features, sentence, heads)
+        self.assign_groups(ids, groups)
+
+    def assign_groups(self, const uint64_t[::1] ids, const uint8_t[::1] groups):
+        """Assign ``groups[i]`` to bucket ``ids[i]`` unless it has a group."""
+        cdef Py_ssize_t i
+        cdef uint8_t old
+        cdef uint64_t nb
+        if self._map_arr is None:
+            raise ValueError("Sparseptron: call begin_training() (nlp.initialize) first")
+        if ids.shape[0] != groups.shape[0]:
+            raise ValueError("ids and groups differ in length")
+        nb = <uint64_t>self._map.shape[0]
+        for i in range(ids.shape[0]):
+            if ids[i] >= nb or groups[i] == NO_GROUP:
+                raise ValueError(f"invalid bucket {ids[i]} or group {groups[i]}")
+        with nogil:
+            for i in range(ids.shape[0]):
+                old = self._map[ids[i]]
+                if old == NO_GROUP:
+                    self._map[ids[i]] = groups[i]
+                    self._size[groups[i]] += 1
+                elif old != groups[i]:
+                    self.collisions += 1
+
+    def finalize_weights(self, weights):
+        """The prediction weights with every group outside the budget set to
+        zero (a no-op before the first shrink)."""
+        if not self._shrunk or self._map_arr is None:
+            return weights
+        lut = numpy.zeros(NG, dtype=bool)
+        for g in range(NG):
+            lut[g] = self._kept[g] != 0 and g != NO_GROUP
+        out = numpy.array(weights, dtype=numpy.float32, copy=True)
+        out[~lut[self._map_arr]] = 0.0
+        return out
+
+    # ----------------------------------------------------------------- learning
+
+    def step(self, WeightTable table, list batch):
+        """One sentence at a time: a perceptron step (sparse stage) or a masked
+        MIRA/PA-I step (debiasing), then one averaging tick."""
+        cdef const uint64_t[:] idx
+        cdef const double[:] val
+        cdef long n_wrong, total_wrong = 0, n_updates = 0
+        if self._map_arr is None:
+            raise ValueError(
+                "Sparseptron: call begin_training() first (nlp.initialize does it for mst_parser)")
+        if <uint64_t>table.n_buckets != <uint64_t>self._map.shape[0]:
+            raise ValueError("Sparseptron: weight table and group map differ in size")
+        for item in batch:
+            idx, val, n_wrong = item[0], item[1], item[2]
+            total_wrong += n_wrong
+            if self.debiasing:
+                n_updates += self._debias_step(table, idx, val, n_wrong)
+            else:
+                self.t += 1
+                if n_wrong > 0 and idx.shape[0] > 0:
+                    eta = sqrt(<double>self.n_train / self.t)
+                    self._perceptron_step(table, idx, val, eta)
+                    self._ratio_sum += n_wrong / (eta * sum(v * v for v in val))
+                    self._n_ratio += 1
+                    n_updates += 1
+                end = self.t == <long long>self.sparse_epochs * self.n_train
+                if end or self.t % self.shrink_every == 0:
+                    self.shrink(table)
+                if end and self.debias != "none":
+                    self._start_debiasing(table)
+            table.tick()
+        return {"n_sentences": len(batch), "n_wrong": total_wrong, "n_updates": n_updates,
+                "n_groups": self.n_active_groups()}
+
+    cdef void _perceptron_step(self, WeightTable table, const uint64_t[:] idx,
+                               const double[:] val, double eta) except *:
+        cdef Py_ssize_t i, n = idx.shape[0]
+        cdef uint8_t g
+        cdef double x
+        for i in range(n):
+            g = self._map[idx[i]]
+            if g == NO_GROUP:
+                raise ValueError(
+                    f"Sparseptron: bucket {idx[i]} has no feature group; the trees of each "
+                    "update must go through note_tree()")
+        with nogil:
+            for i in range(n):
+                x = table._v[idx[i]]
+                self._sq[self._map[idx[i]]] -= x * x
+            table.add_ptr(&idx[0], &val[0], n, eta)
+            for i in range(n):
+                x = table._v[idx[i]]
+                self._sq[self._map[idx[i]]] += x * x
+
+    cdef long _debias_step(self, WeightTable table, const uint64_t[:] idx,
+                           const double[:] val, long n_wrong) except -1:
+        cdef Py_ssize_t i, k = 0, n = idx.shape[0]
+        cdef double sq = 0.0, margin, tau
+        if n_wrong == 0 or n == 0:
+            return 0
+        fidx = numpy.empty(n, dtype=numpy.uint64)
+        fval = numpy.empty(n, dtype=numpy.float64)
+        cdef uint64_t[::1] fi = fidx
+        cdef double[::1] fv = fval
+        for i in range(n):
+            if self._kept[self._map[idx[i]]]:
+                fi[k] = idx[i]
+                fv[k] = val[i]
+                sq += val[i] * val[i]
+                k += 1
+        if k == 0:
+            return 0
+        margin = table.dot_ptr(&fi[0], &fv[0], k)
+        if self.debias == "MIRA":
+            tau = single_constraint_tau(<double>n_wrong, margin, sq, self.C)
+        else:
+            tau = pa_tau(1, max(0.0, sqrt(<double>n_wrong) - margin), sq, self.C)
+        if tau <= 0.0:
+            return 0
+        table.add_ptr(&fi[0], &fv[0], k, tau)
+        return 1
+
+    def shrink(self, WeightTable table):
+        """The budgeted group shrink of Figure 3 (O(table)); returns sigma."""
+        cdef int g, j
+        cdef double sigma, r
+        cdef double[::1] scaled
+        norms = numpy.zeros(NG, dtype=numpy.float64)
+        logs = numpy.ones(NG, dtype=numpy.float64)
+        for g in range(NG):
+            if g != NO_GROUP and self._size[g] > 0:
+                norms[g] = sqrt(max(self._sq[g], 0.0))
+                logs[g] = max(1.0, log2(<double>self._size[g]))
+        scaled_arr = numpy.sort(norms / logs)[::-1]
+        scaled = numpy.ascontiguousarray(scaled_arr)
+        # r_j = 0 beyond the number of groups, as for empty groups.
+        sigma = 0.5 * ((scaled[self.B - 1] if self.B - 1 < NG else 0.0)
+                       + (scaled[self.B] if self.B < NG else 0.0))
+        for g in range(NG):
+            if norms[g] > 0.0:
+                r = norms[g] / logs[g]
+                self._factor[g] = max(0.0, 1.0 - sigma / r)
+            else:
+                self._factor[g] = 0.0 if sigma > 0.0 else 1.0
+            self._kept[g] = 1 if (self._factor[g] > 0.0 and norms[g] > 0.0) else 0
+        with nogil:
+            self._apply_factors(table)
+        self._shrunk = True
+        self.n_shrinks += 1
+        return sigma
+
+    cdef void _apply_factors(self, WeightTable table) noexcept nogil:
+        """v_f *= factor[group(f)] for every non-zero v_f (flushing the
+        averaging accumulators first), recomputing the group norms exactly."""
+        cdef Py_ssize_t f
+        cdef int g
+        cdef double S = table.cum_scale, fac, total = 0.0
+        cdef float x
+        for g in range(NG):
+            self._sq[g] = 0.0
+        for f in range(table.n_buckets):
+            if table._v[f] == 0.0:
+                continue
+            g = self._map[f]
+            fac = self._factor[g]
+            if fac != 1.0:
+                table._acc[f] += table._v[f] * (S - table._stamp[f])
+                table._stamp[f] = S
+                x = <float>(table._v[f] * fac)
+                table._v[f] = x
+            x = table._v[f]
+            self._sq[g] += (<double>x) * x
+            total += (<double>x) * x
+        table.sq_norm_v = total
+
+    def _start_debiasing(self, WeightTable table):
+        """Warm start: w, rescaled to the size of MIRA steps, and the
+        averaging restarts from it.
+
+        The sparse stage is invariant to the scale of w, MIRA is not: its
+        step makes the margin equal the loss, about n_wrong / ||x||^2 per
+        update, while the perceptron's step was eta. Multiplying w by the
+        mean of n_wrong / (eta ||x||^2) over the sparse-stage updates puts the
+        warm start on the scale MIRA would have reached with the same steps
+        (without it the debiasing steps are negligible against w)."""
+        if self._n_ratio:
+            table.scale_by(self._ratio_sum / self._n_ratio)
+        current = table.current()
+        zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
+        table.set_state({"v": current, "acc": zeros, "stamp": zeros.copy(), "scale": 1.0,
+                         "cum_scale": 0.0, "n_ticks": 0})
+        self.debiasing = True
+
+    # ---------------------------------------------------------------- reporting
+
+    def n_active_groups(self):
+        """Groups with non-zero weights now (after a shrink: the kept ones)."""
+        cdef int g, n = 0
+        for g in range(NG):
+            if g != NO_GROUP and self._size[g] > 0 and self._sq[g] > 0.0 and (
+                    self._kept[g] or not self._shrunk):
+                n += 1
+        return n
+
+    def groups(self):
+        """One dict per group met in training: id, name, |F_g|, ||v_g||
+        (table units), kept."""
+        cdef int g
+        rows = []
+        for g in range(NG):
+            if g != NO_GROUP and self._size[g] > 0:
+                rows.append({"id": g, "name": _fg.group_name(g), "size": int(self._size[g]),
+                             "norm": sqrt(max(self._sq[g], 0.0)),
+                             "kept": bool(self._kept[g]) if self._shrunk else True})
+        return rows
+
+    @property
+    def group_map(self):
+        return self._map_arr
+
+    def __repr__(self):
+        return (f"Sparseptron(B={self.B}, shrink_every={self.shrink_every}, "
+                f"sparse_epochs={self.sparse_epochs}, debias={self.debias!r}, C={self.C})")

@@ -1,0 +1,170 @@
+"""1-slack structural SVM (Joachims et al. 2009): the dual QP solver against
+brute-force checks, the primal objective against Pegasos run to
+convergence, the duality gap, and training inside mst_parser."""
+import itertools
+
+import numpy as np
+import pytest
+import spacy
+
+from spacy_mstparse.decoders import eisner
+from spacy_mstparse.decoders.trees import is_projective
+from spacy_mstparse.features.doc_arrays import SentenceEncoder
+from spacy_mstparse.features.first_order import FirstOrderFeatures
+from spacy_mstparse.learners import Pegasos, WeightTable
+from spacy_mstparse.learners.one_slack import (
+    OneSlackSSVM,
+    loss_augmented_difference,
+    primal_objective,
+    project_capped_simplex,
+    solve_dual,
+    train_one_slack,
+)
+
+
+def test_projection_onto_capped_simplex():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        v = rng.normal(size=int(rng.integers(1, 6))) * 2
+        p = project_capped_simplex(v)
+        assert np.all(p >= 0) and p.sum() <= 1 + 1e-12
+        # No feasible point is closer (random feasible points and vertices).
+        others = [np.zeros_like(v), *np.eye(len(v))]
+        for _ in range(200):
+            x = rng.random(len(v))
+            others.append(x / max(1.0, x.sum()) * rng.random())
+        best = np.linalg.norm(v - p)
+        assert all(np.linalg.norm(v - x) >= best - 1e-12 for x in others)
+
+
+def test_dual_solver_matches_active_set_enumeration():
+    """Exact optimum by enumerating the support and the sum constraint:
+    solve the KKT system of every face, keep the best feasible point."""
+    rng = np.random.default_rng(1)
+    for trial in range(30):
+        m = int(rng.integers(1, 6))
+        G = rng.normal(size=(m, 7))
+        H = G @ G.T
+        a = rng.random(m) * 3
+        lam = float(rng.choice([0.1, 1.0, 5.0]))
+        best = 0.0
+        for support in itertools.chain.from_iterable(
+                itertools.combinations(range(m), k) for k in range(1, m + 1)):
+            s = list(support)
+            Hs = H[np.ix_(s, s)] / lam
+            # face sum < 1: grad = 0 on the support
+            for tight in (False, True):
+                if tight:
+                    K = np.block([[Hs, np.ones((len(s), 1))], [np.ones((1, len(s))), 0]])
+                    rhs = np.r_[a[s], 1.0]
+                else:
+                    K, rhs = Hs, a[s]
+                sol = np.linalg.lstsq(K, rhs, rcond=None)[0][: len(s)]
+                x = np.zeros(m)
+                x[s] = sol
+                if np.all(x >= -1e-12) and x.sum() <= 1 + 1e-9:
+                    x = np.maximum(x, 0)
+                    best = max(best, a @ x - x @ H @ x / (2 * lam))
+        alpha, value, gap, _ = solve_dual(H, a, lam, tol=1e-8)
+        assert np.all(alpha >= 0) and alpha.sum() <= 1 + 1e-12
+        assert gap <= 1e-8
+        # the Frank-Wolfe gap bounds the distance to the optimum
+        assert best - 1e-8 <= value + 1e-12 and value <= best + 1e-9, trial
+
+
+@pytest.fixture(scope="module")
+def tiny(sample_train):
+    """Ten short projective sentences of the sample, a small weight table."""
+    from spacy_mstparse.corpus.conll import read_conllu
+
+    nlp = spacy.blank("en")
+    enc = SentenceEncoder(nlp.vocab, "upos", False)
+    data = []
+    for doc in read_conllu(sample_train, nlp.vocab):
+        heads = np.array([-1] + [0 if t.head.i == t.i else t.head.i + 1 for t in doc], "int32")
+        if len(doc) <= 8 and is_projective(heads):
+            data.append((enc.encode(doc, [(0, len(doc))])[0], heads))
+        if len(data) == 10:
+            break
+    return FirstOrderFeatures(2**12, 1, False), data
+
+
+def test_primal_matches_pegasos_and_gap_below_eps(tiny):
+    features, data = tiny
+    lam, eps = 0.5, 2e-4
+    learner, table = train_one_slack(features, eisner, data, lam=lam, eps=eps)
+    assert learner.converged
+    last = learner.history[-1]
+    assert 0.0 <= last["gap"] <= eps
+    p_ssvm = primal_objective(features, eisner, data, table.current(), lam)
+    assert p_ssvm == pytest.approx(last["primal"], rel=1e-5)
+    assert last["gap"] == pytest.approx(p_ssvm - learner.dual, abs=1e-6)
+    # Pegasos (full batch, last iterate) run long enough to converge.
+    pegasos = Pegasos(lam=lam, k=len(data), averaged=False)
+    ptable = WeightTable(features.n_buckets)
+    for _ in range(4000):
+        pegasos.step(ptable, [loss_augmented_difference(features, eisner, s, h, ptable.v,
+                                                        ptable.scale) for s, h in data])
+    p_pegasos = primal_objective(features, eisner, data, ptable.current(), lam)
+    # Weak duality: no w beats the SSVM's dual bound; both reach the optimum.
+    assert learner.dual <= p_pegasos + 1e-9
+    assert p_ssvm == pytest.approx(p_pegasos, rel=5e-3)
+
+
+def test_pass_keeps_w_fixed_and_needs_begin(tiny):
+    features, data = tiny
+    learner = OneSlackSSVM(lam=0.1, eps=1e-3)
+    table = WeightTable(features.n_buckets)
+    with pytest.raises(ValueError, match="begin_training"):
+        learner.step(table, [])
+    learner.begin(features.n_buckets, len(data))
+    for it in range(3):
+        before = table.current()
+        for s, h in data[:-1]:
+            learner.step(table, [loss_augmented_difference(features, eisner, s, h, table.v)])
+            assert np.array_equal(table.current(), before)
+        s, h = data[-1]
+        learner.step(table, [loss_augmented_difference(features, eisner, s, h, table.v)])
+        assert len(learner.history) == it + 1
+        assert not np.array_equal(table.current(), before)
+    with pytest.raises(ValueError, match="lam"):
+        OneSlackSSVM(lam=0.0)
+
+
+def test_trains_inside_the_component(sample_train, sample_dev):
+    from spacy.training import Example
+    from spacy.util import minibatch
+
+    from spacy_mstparse.components import mst_parser  # noqa: F401
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mst_parser", config={"learner": {
+        "@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": 0.01, "eps": 0.01}})
+
+    def examples(path, n):
+        out = []
+        for ref in read_conllu(path, nlp.vocab):
+            out.append(Example(gold_annotated_doc(Example(ref.copy(), ref)), ref))
+            if len(out) == n:
+                break
+        return out
+
+    train = examples(sample_train, 120)
+    nlp.initialize(lambda: train)
+    parser = nlp.get_pipe("mst_parser")
+    assert parser.learner.n_train == 120
+    for _ in range(4):
+        for batch in minibatch(train, 16):
+            parser.update(batch)
+    history = parser.learner.history
+    assert len(history) == 4
+    # The objective of the current w (with the 4th pass's decodes) agrees
+    # with an independent computation.
+    data = [(s, h) for s, h in parser._encoded_gold(lambda: train)]
+    p = primal_objective(parser.features.first_order, eisner, data, parser.arc_table.current(),
+                         0.01)
+    assert history[-1]["primal"] >= history[-1]["dual"] - 1e-9
+    assert p <= history[0]["primal"]
+    assert nlp.evaluate(examples(sample_dev, 60))["dep_uas"] > 0.5

@@ -1,0 +1,305 @@
+"""Sparseptron (Smith & Martins 2013, Figure 3): feature groups, the budgeted
+group shrink against a dense numpy reference, debiasing, sparse saving."""
+import math
+
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_mstparse.features import feature_groups as fg
+from spacy_mstparse.features.doc_arrays import SentenceEncoder
+from spacy_mstparse.features.first_order import FirstOrderFeatures
+from spacy_mstparse.learners import WeightTable, sparse_weights
+from spacy_mstparse.learners.sparseptron import Sparseptron
+
+WORD_GROUPS = {"word", "prefix", "hw", "cw", "hx", "cx"}
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy.blank("en")
+
+
+def encode(nlp, words, pos, tags, tag_columns="both", morphs=None, use_morph=False):
+    doc = Doc(nlp.vocab, words=words, pos=pos, tags=tags, morphs=morphs)
+    return SentenceEncoder(nlp.vocab, tag_columns, use_morph).encode(doc, [(0, len(doc))])[0]
+
+
+WORDS = ["She", "reads", "long", "books", "at", "night", "."]
+POS = ["PRON", "VERB", "ADJ", "NOUN", "ADP", "NOUN", "PUNCT"]
+TAGS = ["PRP", "VBZ", "JJ", "NNS", "IN", "NN", "."]
+HEADS = np.array([-1, 2, 0, 4, 2, 6, 2, 2], dtype="int32")
+
+
+def per_group(ids, groups):
+    return {int(g): sorted(ids[groups == g].tolist()) for g in np.unique(groups)}
+
+
+def reads_words(gid):
+    name = fg.group_name(gid).split("/")[0]
+    return any(part in WORD_GROUPS or part.startswith(("h-word", "c-word", "h-prefix", "c-prefix"))
+               for part in name.split("+"))
+
+
+@pytest.mark.parametrize("use_morph", [False, True])
+def test_grouped_ids_equal_tree_features(nlp, use_morph):
+    morphs = ["Case=Nom", "Number=Sing", "", "Number=Plur", "", "Number=Sing", ""]
+    s = encode(nlp, ["Wonderful"] + WORDS[1:], POS, TAGS, morphs=morphs, use_morph=use_morph)
+    f = FirstOrderFeatures(2**20, 2, use_morph)
+    rng = np.random.default_rng(0)
+    for heads in [HEADS] + [np.r_[-1, rng.integers(0, 8, 7)].astype("int32") for _ in range(5)]:
+        heads[1:][heads[1:] == np.arange(1, 8)] = 0
+        ids, groups = fg.tree_features_grouped(f, s, heads)
+        assert np.array_equal(ids, f.tree_features(s, heads))
+        assert set(groups.tolist()) <= set(fg.group_ids(2, use_morph))
+        # Every template of the configuration fires somewhere on a tree
+        # (morph ones only with use_morph).
+    if use_morph:
+        assert {33, 34, 35} <= set(groups.tolist())
+    else:
+        assert not {33, 34, 35} & set(groups.tolist())
+
+
+def test_changing_a_word_changes_only_the_word_groups(nlp):
+    f = FirstOrderFeatures(2**22, 2, False)
+    a = fg.tree_features_grouped(f, encode(nlp, WORDS, POS, TAGS), HEADS)
+    words = list(WORDS)
+    words[1] = "eats"  # the root verb, head of three words; short, no prefix
+    b = fg.tree_features_grouped(f, encode(nlp, words, POS, TAGS), HEADS)
+    ga, gb = per_group(*a), per_group(*b)
+    assert ga.keys() == gb.keys()
+    for g in ga:
+        if reads_words(g) and "prefix" not in fg.group_name(g) and "hx" not in fg.group_name(g) \
+                and "cx" not in fg.group_name(g):
+            assert ga[g] != gb[g], fg.group_name(g)
+        elif not reads_words(g):
+            assert ga[g] == gb[g], fg.group_name(g)
+
+
+@pytest.mark.parametrize("column", [0, 1])
+def test_changing_a_tag_changes_only_that_columns_groups(nlp, column):
+    f = FirstOrderFeatures(2**22, 2, False)
+    a = fg.tree_features_grouped(f, encode(nlp, WORDS, POS, TAGS), HEADS)
+    pos, tags = list(POS), list(TAGS)
+    if column == 0:
+        pos[3] = "PROPN"
+    else:
+        tags[3] = "NNP"
+    b = fg.tree_features_grouped(f, encode(nlp, WORDS, pos, tags), HEADS)
+    ga, gb = per_group(*a), per_group(*b)
+    for g in ga:
+        name = fg.group_name(g)
+        if name.endswith(f"/tag{column + 1}"):
+            assert ga[g] != gb[g], name
+        else:
+            assert ga[g] == gb[g], name
+
+
+def test_group_map_covers_every_arc(nlp):
+    """fill_group_map gives every bucket of every candidate arc a group: the
+    group of the bucket's template, or (hash collision) one of its groups."""
+    s = encode(nlp, WORDS, POS, TAGS)
+    f = FirstOrderFeatures(2**22, 2, False)
+    group_map = np.full(f.n_buckets, fg.UNASSIGNED, dtype=np.uint8)
+    collisions = fg.fill_group_map(f, s, group_map)
+    # Reference: all arcs, enumerated as "trees" h -> every other word.
+    owners = {}
+    n = len(WORDS)
+    for h in range(n + 1):
+        heads = np.full(n + 1, h, dtype="int32")
+        heads[0] = -1
+        if h:
+            heads[h] = 0
+        ids, groups = fg.tree_features_grouped(f, s, heads)
+        for i, g in zip(ids.tolist(), groups.tolist()):
+            owners.setdefault(i, set()).add(g)
+    assigned = np.flatnonzero(group_map != fg.UNASSIGNED)
+    assert set(assigned.tolist()) == set(owners)
+    shared = 0
+    for i, gs in owners.items():
+        assert group_map[i] in gs
+        shared += len(gs) > 1
+    assert shared <= collisions < 50
+# ---------------------------------------------------------------- the learner
+
+N_BUCKETS = 512
+SIZES = [40, 30, 60, 8, 20, 50, 16, 32]   # buckets per synthetic group
+
+
+def synthetic_learner(B, m, sparse_epochs, n_train, debias="MIRA"):
+    learner = Sparseptron(B=B, shrink_every=m, sparse_epochs=sparse_epochs, debias=debias)
+    learner.begin(FirstOrderFeatures(N_BUCKETS, 1, False), n_train)
+    gid = np.repeat(np.arange(1, len(SIZES) + 1), SIZES).astype(np.uint8)
+    learner.assign_groups(np.arange(len(gid), dtype=np.uint64), gid)
+    return learner, gid
+
+
+def random_update(rng, n_used):
+    k = int(rng.integers(1, 25))
+    idx = np.sort(rng.choice(n_used, k, replace=False)).astype(np.uint64)
+    val = rng.choice([-2.0, -1.0, 1.0, 2.0], k)
+    return idx, val, int(rng.integers(0, 4))
+
+
+def reference_shrink(w, gid, B):
+    """Figure 3's shrink on a dense vector, straight from the figure."""
+    groups = np.unique(gid)
+    norms = np.array([np.linalg.norm(w[gid == g]) for g in groups])
+    logs = np.array([max(1.0, math.log2((gid == g).sum())) for g in groups])
+    scaled = np.sort(norms / logs)[::-1]
+    r = np.r_[scaled, np.zeros(B + 1)]
+    sigma = (r[B - 1] + r[B]) / 2
+    out = w.copy()
+    for g, norm, lg in zip(groups, norms, logs):
+        sel = gid == g
+        out[sel] = 0.0 if norm == 0 else max(0.0, (norm - sigma * lg) / norm) * w[sel]
+    return out
+
+
+@pytest.mark.parametrize("B,m", [(3, 1), (2, 4), (5, 3), (20, 1)])
+def test_sparse_stage_matches_dense_reference(B, m):
+    rng = np.random.default_rng(B * 10 + m)
+    n_train = 12
+    learner, gid = synthetic_learner(B, m, sparse_epochs=3, n_train=n_train, debias="none")
+    table = WeightTable(N_BUCKETS)
+    w = np.zeros(N_BUCKETS)
+    for t in range(1, 3 * n_train + 1):
+        idx, val, n_wrong = random_update(rng, len(gid))
+        learner.step(table, [(idx, val, n_wrong)])
+        if n_wrong:
+            np.add.at(w, idx.astype(int), math.sqrt(n_train / t) * val)
+        if t % m == 0 or t == 3 * n_train:
+            w[: len(gid)] = reference_shrink(w[: len(gid)], gid, B)
+        np.testing.assert_allclose(table.current(), w, rtol=2e-5, atol=1e-4 * np.abs(w).max())
+    active = {g for g in np.unique(gid) if np.any(w[: len(gid)][gid == g] != 0)}
+    assert len(active) <= B
+    kept = {row["id"] for row in learner.groups() if row["kept"]}
+    assert kept == active
+    # The prediction weights are zero outside the kept groups.
+    final = learner.finalize_weights(table.current())
+    assert set(np.unique(gid[final[: len(gid)] != 0]).tolist()) <= kept
+    assert not learner.averaged
+
+
+def test_debiasing_is_masked_mira_and_exactly_sparse():
+    rng = np.random.default_rng(7)
+    n_train, B = 10, 3
+    learner, gid = synthetic_learner(B, 1, sparse_epochs=2, n_train=n_train, debias="MIRA")
+    table = WeightTable(N_BUCKETS)
+    for _ in range(2 * n_train):
+        learner.step(table, [random_update(rng, len(gid))])
+    assert learner.debiasing and learner.averaged
+    kept = np.array([row["id"] for row in learner.groups() if row["kept"]])
+    assert 0 < len(kept) <= B
+    mask = np.zeros(N_BUCKETS, dtype=bool)
+    mask[: len(gid)] = np.isin(gid, kept)
+    w = table.current().astype(np.float64)
+    assert table.n_ticks == 1   # the averaging restarted at the warm start
+    for _ in range(30):
+        idx, val, n_wrong = random_update(rng, len(gid))
+        learner.step(table, [(idx, val, n_wrong)])
+        x = np.zeros(N_BUCKETS)
+        np.add.at(x, idx.astype(int), val)
+        x[~mask] = 0.0
+        sq = x @ x
+        if n_wrong and sq > 0:
+            tau = max(0.0, (n_wrong - w @ x) / sq)
+            w = w + tau * x
+        np.testing.assert_allclose(table.current(), w, rtol=1e-4, atol=1e-4)
+    assert not np.any(table.averaged()[~mask])
+    assert not np.any(table.current()[~mask])
+
+
+def test_invalid_settings_and_missing_initialisation():
+    with pytest.raises(ValueError, match="B"):
+        Sparseptron(B=0)
+    with pytest.raises(ValueError, match="debias"):
+        Sparseptron(debias="SVM")
+    with pytest.raises(ValueError, match="begin_training"):
+        Sparseptron().step(WeightTable(8), [(np.zeros(0, np.uint64), np.zeros(0), 0)])
+    learner, _ = synthetic_learner(2, 1, 1, 5)
+    with pytest.raises(ValueError, match="no feature group"):
+        learner.step(WeightTable(N_BUCKETS),
+                     [(np.array([N_BUCKETS - 1], np.uint64), np.array([1.0]), 1)])
+
+
+def test_sparse_weights_round_trip_and_errors():
+    rng = np.random.default_rng(3)
+    w = np.where(rng.random(1001) < 0.2, rng.normal(size=1001), 0).astype(np.float32)
+    data = sparse_weights.pack(w)
+    assert data["nonzero_bits"].nbytes == 126 and len(data["values"]) == np.count_nonzero(w)
+    assert np.array_equal(sparse_weights.unpack(data), w)
+    bad = dict(data, values=data["values"][:-1])
+    with pytest.raises(ValueError, match="non-zero"):
+        sparse_weights.unpack(bad, "x.npz")
+    with pytest.raises(ValueError, match="missing field 'n'"):
+        sparse_weights.unpack({"values": data["values"]}, "x.npz")
+
+
+# ------------------------------------------------------------ in the component
+
+def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sample_dev):
+    from spacy.training import Example
+    from spacy.util import minibatch
+
+    from spacy_mstparse.components import mst_parser  # noqa: F401
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mst_parser", config={"learner": {
+        "@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": 12, "shrink_every": 8,
+        "sparse_epochs": 1}})
+
+    def examples(path, n):
+        out = []
+        for ref in read_conllu(path, nlp.vocab):
+            out.append(Example(gold_annotated_doc(Example(ref.copy(), ref)), ref))
+            if len(out) == n:
+                break
+        return out
+
+    train, dev = examples(sample_train, 150), examples(sample_dev, 60)
+    nlp.initialize(lambda: train)
+    parser = nlp.get_pipe("mst_parser")
+    assert parser.learner.n_train == 150
+    for _ in range(2):
+        for batch in minibatch(train, 16):
+            parser.update(batch)
+    assert parser.learner.debiasing
+    kept = [row["id"] for row in parser.learner.groups() if row["kept"]]
+    assert 0 < len(kept) <= 12
+    arc = parser._prediction_weights()[0]
+    group_map = parser.learner.group_map
+    assert set(np.unique(group_map[arc != 0]).tolist()) <= set(kept)
+    nlp.to_disk(tmp_path / "model")
+    files = {p.name for p in (tmp_path / "model" / "mst_parser").iterdir()}
+    assert "arc_weights.npz" in files and "arc_weights.npy" not in files
+    assert (tmp_path / "model" / "mst_parser" / "arc_weights.npz").stat().st_size < \
+        4 * arc.size / 2
+    loaded = spacy.load(tmp_path / "model")
+    assert np.array_equal(loaded.get_pipe("mst_parser")._prediction_weights()[0], arc)
+    docs = [eg.predicted for eg in dev]
+    for a, b in zip(nlp.pipe([d.copy() for d in docs]), loaded.pipe([d.copy() for d in docs])):
+        assert [t.head.i for t in a] == [t.head.i for t in b]
+    assert nlp.evaluate(dev)["dep_uas"] > 0.6
+    again = spacy.blank("en")
+    again.add_pipe("mst_parser", config={"learner": {
+        "@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": 12}})
+    again.get_pipe("mst_parser").from_bytes(parser.to_bytes())
+    assert np.array_equal(again.get_pipe("mst_parser")._prediction_weights()[0], arc)
+
+
+def test_second_order_is_rejected(sample_train):
+    from spacy.training import Example
+
+    from spacy_mstparse.components import mst_parser  # noqa: F401
+    from spacy_mstparse.corpus.conll import read_conllu
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mst_parser", config={"order": 2, "learner": {
+        "@mst_learners": "spacy_mstparse.Sparseptron.v1"}})
+    refs = list(read_conllu(sample_train, nlp.vocab))[:5]
+    with pytest.raises(ValueError, match="order = 1"):
+        nlp.initialize(lambda: [Example(r.copy(), r) for r in refs])
