@@ -1,0 +1,228 @@
+"""Benchmark of the sparseptron and the 1-slack structural SVM.
+
+(a) The shape of Smith & Martins (2013) Table 1: on UD treebanks, the
+    sparseptron with debiasing (``spacy_mstparse.Sparseptron.v1``) against the
+    dense model (MIRA, k = 1) trained for the same number of epochs: UAS, %
+    non-zero arc coefficients, size of the arc-weight file and of the whole
+    component on disk, parse speed of the component.
+(b) Lee et al. (2010)'s comparison system: the 1-slack structural SVM
+    (``OneSlackSSVM``, Joachims et al. 2009) against Pegasos-DP with the same
+    lambda on (a prefix of) EWT train, first order: dev UAS after every
+    pass / epoch against training time (a curve, as Lee et al. Figure 2).
+
+Training runs in-process through the component API (``nlp.initialize`` and
+``parser.update`` over shuffled examples, one sentence per Example), with
+gold tags and sentences (``GoldAnnotationsCorpus``'s copying). Writes JSON to
+``benchmarks/results/`` and a PNG of the curve when matplotlib is installed.
+
+    .venv/bin/python benchmarks/bench_sparse_ssvm.py table --output benchmarks/results/sparse_table.json
+    .venv/bin/python benchmarks/bench_sparse_ssvm.py ssvm --output benchmarks/results/ssvm_vs_pegasos.json
+"""
+import argparse
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import spacy
+from spacy.training import Example
+from spacy.util import minibatch
+
+from spacy_mstparse.components import mst_parser  # noqa: F401  (factory)
+from spacy_mstparse.corpus.conll import read_conllu
+from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "ud"
+WORK = ROOT / "benchmarks" / "work" / "sparse_ssvm"
+TREEBANKS = {
+    "en_ewt": ("en", "en_ewt-ud-train.conllu", "en_ewt-ud-dev.conllu"),
+    "tr_imst": ("tr", "tr_imst-ud-train.conllu", "tr_imst-ud-test.conllu"),
+    "hu_szeged": ("hu", "hu_szeged-ud-train.conllu", "hu_szeged-ud-test.conllu"),
+}
+
+
+def examples(path, vocab, limit=0):
+    out = []
+    for ref in read_conllu(path, vocab):
+        out.append(Example(gold_annotated_doc(Example(ref.copy(), ref)), ref))
+        if limit and len(out) == limit:
+            break
+    return out
+
+
+def dir_size(path):
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def parse_speed(nlp, dev):
+    """Words per second of the mst_parser component alone (best of 2)."""
+    parser = nlp.get_pipe("mst_parser")
+    docs = [eg.predicted for eg in dev]
+    n_words = sum(len(d) for d in docs)
+    best = 0.0
+    for _ in range(2):
+        copies = [d.copy() for d in docs]
+        start = time.perf_counter()
+        for _ in parser.pipe(copies, batch_size=256):
+            pass
+        best = max(best, n_words / (time.perf_counter() - start))
+    return best
+
+
+def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None):
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("mst_parser", config={"learner": learner, "decoder": decoder})
+    start = time.perf_counter()
+    nlp.initialize(lambda: train_egs)
+    parser = nlp.get_pipe("mst_parser")
+    rng = random.Random(seed)
+    order = list(train_egs)
+    callback_seconds = 0.0
+    for epoch in range(epochs):
+        rng.shuffle(order)
+        for batch in minibatch(order, 16):
+            parser.update(batch)
+        if on_epoch is not None:
+            t0 = time.perf_counter()
+            stop = on_epoch(epoch, nlp, t0 - start - callback_seconds)
+            callback_seconds += time.perf_counter() - t0
+            if stop:
+                break
+    return nlp, time.perf_counter() - start - callback_seconds
+
+
+def run_table(args):
+    rows = []
+    for name in args.treebanks.split(","):
+        lang, train_file, dev_file = TREEBANKS[name]
+        vocab = spacy.blank(lang).vocab
+        train_egs = examples(DATA / train_file, vocab)
+        dev = examples(DATA / dev_file, vocab)
+        learners = {
+            "dense (MIRA k=1)": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 1},
+            f"sparseptron B={args.B} + MIRA": {
+                "@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": args.B,
+                "shrink_every": args.shrink_every, "sparse_epochs": args.epochs // 2},
+        }
+        for label, learner in learners.items():
+            nlp, seconds = train(lang, learner, train_egs, args.epochs, "auto")
+            parser = nlp.get_pipe("mst_parser")
+            arc = parser._prediction_weights()[0]
+            out = WORK / f"{name}-{'sparse' if 'Sparse' in learner['@mst_learners'] else 'dense'}"
+            nlp.to_disk(out)
+            arc_file = next((out / "mst_parser").glob("arc_weights.np*"))
+            scores = nlp.evaluate(dev)
+            row = {
+                "treebank": name, "learner": label, "config": learner, "epochs": args.epochs,
+                "decoder": parser.decoder, "train_seconds": seconds,
+                "uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"],
+                "nonzero": int(np.count_nonzero(arc)), "n_buckets": int(arc.size),
+                "arc_file": arc_file.name, "arc_file_bytes": arc_file.stat().st_size,
+                "component_bytes": dir_size(out / "mst_parser"),
+                "parse_words_per_s": parse_speed(nlp, dev),
+            }
+            if hasattr(parser.learner, "groups"):
+                groups = parser.learner.groups()
+                row["groups_total"] = len(groups)
+                row["groups_kept"] = [g["name"] for g in groups if g["kept"]]
+                row["group_collisions"] = int(parser.learner.collisions)
+            rows.append(row)
+            print(json.dumps({k: v for k, v in row.items() if k != "groups_kept"}), flush=True)
+        dense, sparse = rows[-2], rows[-1]
+        sparse["uas_vs_dense"] = sparse["uas"] - dense["uas"]
+        sparse["nonzero_vs_dense_pct"] = 100 * sparse["nonzero"] / max(1, dense["nonzero"])
+        sparse["arc_file_ratio"] = dense["arc_file_bytes"] / sparse["arc_file_bytes"]
+    return {"table": rows}
+
+
+def run_ssvm(args):
+    lang, train_file, dev_file = TREEBANKS["en_ewt"]
+    vocab = spacy.blank(lang).vocab
+    train_egs = examples(DATA / train_file, vocab, args.n_train)
+    dev = examples(DATA / dev_file, vocab)
+    curves = {}
+    for label, learner, epochs in (
+        ("pegasos", {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": args.lam, "k": 10,
+                     "averaged": True}, args.pegasos_epochs),
+        ("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
+                       "eps": args.eps}, args.max_iter),
+    ):
+        points = []
+
+        def on_epoch(epoch, nlp, elapsed):
+            uas = 100 * nlp.evaluate(dev)["dep_uas"]
+            learner_obj = nlp.get_pipe("mst_parser").learner
+            point = {"epoch": epoch + 1, "train_seconds": elapsed, "uas": uas}
+            if getattr(learner_obj, "history", None):
+                point.update({k: learner_obj.history[-1][k] for k in ("primal", "dual", "gap")})
+            points.append(point)
+            print(label, json.dumps(point), flush=True)
+            return bool(getattr(learner_obj, "converged", False))
+
+        train(lang, learner, train_egs, epochs, "eisner", on_epoch=on_epoch)
+        curves[label] = {"config": learner, "points": points}
+    summary = {k: {"final_uas": v["points"][-1]["uas"],
+                   "train_seconds": v["points"][-1]["train_seconds"],
+                   "epochs": v["points"][-1]["epoch"]} for k, v in curves.items()}
+    if args.png:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print("matplotlib not installed: no PNG", file=sys.stderr)
+        else:
+            fig, ax = plt.subplots(figsize=(6, 4))
+            for label, curve in curves.items():
+                ax.plot([p["train_seconds"] for p in curve["points"]],
+                        [p["uas"] for p in curve["points"]], marker="o", ms=3,
+                        label={"pegasos": "Pegasos-DP (k=10)",
+                               "one_slack": "1-slack S-SVM"}[label])
+            ax.set_xlabel("training time (s, excluding dev evaluation)")
+            ax.set_ylabel("EWT dev UAS")
+            ax.set_title(f"lambda = {args.lam:g}, {len(train_egs)} training sentences")
+            ax.legend()
+            fig.tight_layout()
+            fig.savefig(args.png, dpi=120)
+    return {"n_train": len(train_egs), "lam": args.lam, "summary": summary, "curves": curves}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("what", choices=["table", "ssvm"])
+    ap.add_argument("--output", required=True)
+    ap.add_argument("--treebanks", default="en_ewt,tr_imst,hu_szeged")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--B", type=int, default=40)
+    ap.add_argument("--shrink-every", type=int, default=32)
+    ap.add_argument("--n-train", type=int, default=2000, help="EWT training prefix for ssvm")
+    ap.add_argument("--lam", type=float, default=1e-3)
+    ap.add_argument("--eps", type=float, default=0.01)
+    ap.add_argument("--max-iter", type=int, default=60)
+    ap.add_argument("--pegasos-epochs", type=int, default=20)
+    ap.add_argument("--png", default=None)
+    args = ap.parse_args()
+    if not DATA.exists():
+        sys.exit(f"treebanks not found at {DATA} (../shared/data/ud relative to the repo)")
+    WORK.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    result = run_table(args) if args.what == "table" else run_ssvm(args)
+    result["meta"] = {
+        "command": " ".join([".venv/bin/python", "benchmarks/bench_sparse_ssvm.py", *sys.argv[1:]]),
+        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                 capture_output=True, text=True).stdout.strip(),
+        "python": platform.python_version(), "spacy": spacy.__version__,
+        "load_average": os.getloadavg(), "wall_seconds": time.time() - started,
+    }
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""configs/mst_parser_sparse.cfg and configs/mst_parser_ssvm.cfg train through
+spaCy's own loop (spacy train) on the bundled sample."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spacy
+from spacy.training.initialize import init_nlp
+from spacy.training.loop import train
+
+from spacy_mstparse.corpus.convert import convert
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "assets" / "en_ewt_sample"
+
+
+@pytest.fixture(scope="module")
+def docbins(tmp_path_factory):
+    out = tmp_path_factory.mktemp("corpus")
+    convert(SAMPLE / "train.conllu", out / "train.spacy", n_sents=1, vocab_lang="en")
+    convert(SAMPLE / "dev.conllu", out / "dev.spacy", n_sents=10, vocab_lang="en")
+    return out
+
+
+def trained(name, docbins, tmp_path, **overrides):
+    config = spacy.util.load_config(ROOT / "configs" / name, overrides={
+        "paths.train": str(docbins / "train.spacy"), "paths.dev": str(docbins / "dev.spacy"),
+        "corpora.train.limit": 300, **overrides})
+    nlp = init_nlp(config)
+    nlp, _ = train(nlp, tmp_path, stdout=open("/dev/null", "w"))
+    dev = list(spacy.registry.resolve(config.interpolate()["corpora"])["dev"](nlp))
+    return nlp, dev
+
+
+def test_sparse_config_trains_and_saves_only_kept_groups(docbins, tmp_path):
+    nlp, dev = trained("mst_parser_sparse.cfg", docbins, tmp_path, **{
+        "training.max_epochs": 2, "components.mst_parser.learner.sparse_epochs": 1})
+    parser = nlp.get_pipe("mst_parser")
+    assert parser.learner.debiasing
+    kept = {g["id"] for g in parser.learner.groups() if g["kept"]}
+    assert 0 < len(kept) <= 40
+    assert (tmp_path / "model-last" / "mst_parser" / "arc_weights.npz").exists()
+    loaded = spacy.load(tmp_path / "model-last")
+    arc = loaded.get_pipe("mst_parser")._prediction_weights()[0]
+    assert set(np.unique(parser.learner.group_map[arc != 0]).tolist()) <= kept
+    assert nlp.evaluate(dev)["dep_uas"] > 0.6
+
+
+def test_ssvm_config_trains_one_cutting_plane_per_epoch(docbins, tmp_path):
+    nlp, dev = trained("mst_parser_ssvm.cfg", docbins, tmp_path, **{"training.max_epochs": 3})
+    learner = nlp.get_pipe("mst_parser").learner
+    assert learner.n_train == 300
+    assert len(learner.history) == 3
+    # Cutting planes: the dual bound grows with every constraint (the primal
+    # of the current w need not fall monotonically); weak duality holds.
+    duals = [h["dual"] for h in learner.history]
+    assert duals[0] == 0.0 and duals[1] > 0.0 and duals[2] >= duals[1] - 1e-9
+    assert all(h["primal"] >= h["dual"] - 1e-9 for h in learner.history)
+    assert nlp.evaluate(dev)["dep_uas"] > 0.5
