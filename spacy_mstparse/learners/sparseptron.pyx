@@ -35,7 +35,11 @@ learner keeps the selected groups fixed, restarts the averaging from the
 current weights (warm start) and trains on with single-constraint MIRA
 (Crammer et al. 2006; McDonald et al. 2005) or PA-I, with every update
 restricted to the selected groups. The averaged weights are then exactly
-zero outside them.
+zero outside them. At the switch w is rescaled by the mean of
+n_wrong / (eta ||x||^2) over the sparse-stage updates: the sparse stage does
+not depend on the scale of w but MIRA does (its margin target is the loss),
+and without the rescaling the debiasing steps are negligible against w
+(MIRA's steps are about n_wrong / ||x||^2, far smaller than eta).
 """
 from libc.math cimport INFINITY, isfinite, log2, sqrt
 from libc.stdint cimport uint8_t, uint64_t
