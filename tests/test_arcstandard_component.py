@@ -16,7 +16,7 @@ from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.decoders.trees import is_projective, is_valid_tree
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "en_ewt_sample"
-SMALL = {"n_buckets": 2**14, "rare_word_cutoff": 1, "lam": 1e-4}
+SMALL = {"n_buckets": 2**14, "rare_word_cutoff": 1, "lam": 1e-4, "min_lifted_label_count": 1}
 
 
 def make(nlp, config=None):
@@ -108,20 +108,12 @@ def test_deprojectivized_output_restores_nonprojective_trees(trained):
             deps = [""] + [t.dep_ for t in sent]
             lifted, decorated = _lift(heads, deps)
             doc = Doc(nlp.vocab, words=[t.text for t in sent])
-            labels = list(parser.cfg["labels"])
-            for d in decorated[1:]:
-                if d not in labels:
-                    labels.append(d)
-            saved = parser.cfg["labels"]
-            parser.cfg["labels"] = labels
-            try:
-                parser.set_annotations(
-                    [doc],
-                    [([(0, len(sent))], lifted[1:],
-                      numpy.array([labels.index(d) for d in decorated[1:]], dtype="int32"))],
-                )
-            finally:
-                parser.cfg["labels"] = saved
+            n = len(sent)
+            relative = numpy.array([0 if lifted[i] == 0 else lifted[i] - i for i in range(1, n + 1)])
+            rows = numpy.zeros((n, 2), dtype="uint64")
+            rows[:, 0] = relative.astype("int64").astype("uint64")
+            rows[:, 1] = [nlp.vocab.strings.add(d) for d in decorated[1:]]
+            parser.set_annotations([doc], [([(0, n)], (rows, True))])
             got = numpy.array(sent_heads(doc)[0], dtype="int32")
             assert not any("||" in t.dep_ for t in doc)
             restored += numpy.array_equal(got, heads)
@@ -138,6 +130,12 @@ def test_lift_setting_and_drop_setting(trained):
     exs2 = examples(nlp2, SAMPLE / "train.conllu", 400)
     nlp2.initialize(lambda: exs2)
     assert not any("||" in label for label in dropper.labels)
+    # rare decorated labels fall back to the plain label of the lifted arc
+    nlp3 = spacy.blank("en")
+    plain = make(nlp3, {"min_lifted_label_count": 10**6})
+    nlp3.initialize(lambda: examples(nlp3, SAMPLE / "train.conllu", 400))
+    assert not any("||" in label for label in plain.labels)
+    assert plain.cfg["epoch_configs"] == parser.cfg["epoch_configs"]
     assert dropper.cfg["n_train_trees"] == parser.cfg["n_train_trees"] - parser.cfg["n_nonprojective_trees"]
     assert dropper.cfg["epoch_configs"] < parser.cfg["epoch_configs"]
 
@@ -269,6 +267,7 @@ def test_invalid_settings():
         ({"nonprojective": "keep"}, "nonprojective"),
         ({"n_buckets": 1000}, "power of two"),
         ({"feature_groups": ["1w", "xx"]}, "unknown feature group"),
+        ({"word_distance": "log"}, "word_distance"),
     ]:
         with pytest.raises(ValueError, match=match):
             make(spacy.blank("en"), config)

@@ -93,6 +93,23 @@ def test_features_by_hand():
                                numpy.zeros(0, dtype="uint64"))
     assert set(ids.tolist()) - set(ids2.tolist()) == {mix3(T["ww"], w[1], w[4])}
     assert pair_keys(words[[1]], words[[4]])[0] == mix3(T["ww"], w[1], w[4])
+    # binned word distance: indicators of the bins instead of the values
+    ids3, vals3 = extract_features(words, tags, dl, dr, stack, front, nxt, ["wd"], pairs,
+                                   word_distance="binned")
+    assert as_dict(ids3, vals3) == {fmix64(T["bias"]): 1.0, mix(T["wd_bin"], 2): 1.0,
+                                    mix(T["wd_bin"] + 1, 0): 1.0}
+
+
+@pytest.mark.parametrize("distance,expected_bin", [(0, 0), (4, 4), (5, 5), (7, 5), (8, 6),
+                                                   (12, 6), (13, 7), (20, 7), (21, 8), (60, 8)])
+def test_distance_bins(distance, expected_bin):
+    n = distance + 2
+    words = numpy.arange(1, n + 2, dtype="uint64")
+    zeros = numpy.zeros(n + 1, dtype="float32")
+    ids, _ = extract_features(words, words.copy(), zeros, zeros, [0, 1], distance + 2,
+                              n + 1, ["wd"], numpy.zeros(0, dtype="uint64"),
+                              word_distance="binned")
+    assert mix(TEMPLATES["wd_bin"], expected_bin) in set(ids.tolist())
 
 
 def test_groups_switch_templates_and_ic_is_a_set():

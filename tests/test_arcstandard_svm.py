@@ -28,11 +28,14 @@ def dataset(seed, n_rows=300, n_feats=32, n_classes=4):
     return X.astype("float32").astype("float64"), y, csr
 
 
-def numpy_pegasos(X, y, n_classes, lam, epochs):
+def numpy_pegasos(X, y, n_classes, lam, epochs, W=None, t=0):
     """w_c <- (1 - 1/t) w_c + 1/(lam t) [y_c w_c.x < 1] y_c x, one example at
-    a time, every class with y_c = +1 for the gold class, -1 otherwise."""
-    W = numpy.zeros((X.shape[1], n_classes))
-    t = 0
+    a time, every class with y_c = +1 for the gold class, -1 otherwise.
+    Returns the final weights, the errors per epoch and the average of the
+    weights after each step k weighted by k."""
+    W = numpy.zeros((X.shape[1], n_classes)) if W is None else W.copy()
+    total = numpy.zeros_like(W)
+    weight_sum = 0
     errors = []
     for _ in range(epochs):
         wrong = 0
@@ -43,8 +46,10 @@ def numpy_pegasos(X, y, n_classes, lam, epochs):
             Y = numpy.where(numpy.arange(n_classes) == gold, 1.0, -1.0)
             violated = Y * scores < 1
             W = (1 - 1 / t) * W + (1 / (lam * t)) * numpy.outer(x, violated * Y)
+            total += t * W
+            weight_sum += t
         errors.append(wrong)
-    return W, errors
+    return W, errors, total / weight_sum
 
 
 @pytest.mark.parametrize("lam", [1e-3, 1e-1])
@@ -52,7 +57,7 @@ def test_matches_numpy_reference(lam):
     X, y, csr = dataset(0)
     svm = OneVsRestSVM(32, 4, lam)
     got_errors = [svm.partial_fit(*csr, y)[0] for _ in range(4)]
-    W, errors = numpy_pegasos(X, y, 4, lam, 4)
+    W, errors, _ = numpy_pegasos(X, y, 4, lam, 4)
     assert svm.t == 4 * len(y)
     numpy.testing.assert_allclose(svm.weights, W, rtol=1e-4, atol=1e-5 * numpy.abs(W).max())
     # decision values and per-epoch error counts agree as well (argmax ties
@@ -61,6 +66,29 @@ def test_matches_numpy_reference(lam):
     assert got_errors == errors
     # it learned something: far fewer errors than the 3/4 of chance
     assert errors[-1] < 0.4 * len(y)
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1e-1])
+def test_averaging_matches_numpy_reference(lam):
+    """The lazily accumulated average equals the t-weighted average of the
+    iterates computed step by step, also after a warm start."""
+    X, y, csr = dataset(3)
+    svm = OneVsRestSVM(32, 4, lam, average=True)
+    for _ in range(3):
+        svm.partial_fit(*csr, y)
+    W, _, mean = numpy_pegasos(X, y, 4, lam, 3)
+    numpy.testing.assert_allclose(svm.weights, W, rtol=1e-4, atol=1e-5 * numpy.abs(W).max())
+    numpy.testing.assert_allclose(svm.averaged_weights(), mean, rtol=1e-3,
+                                  atol=1e-4 * numpy.abs(mean).max())
+    assert not numpy.allclose(mean, W)
+    # warm start from the current weights: averaging restarts there
+    warm = OneVsRestSVM(32, 4, lam, average=True)
+    warm.set_weights(W, svm.t)
+    warm.partial_fit(*csr, y)
+    W2, _, mean2 = numpy_pegasos(X, y, 4, lam, 1, W=W, t=svm.t)
+    numpy.testing.assert_allclose(warm.weights, W2, rtol=1e-3, atol=1e-4 * numpy.abs(W2).max())
+    numpy.testing.assert_allclose(warm.averaged_weights(), mean2, rtol=1e-3,
+                                  atol=1e-4 * numpy.abs(mean2).max())
 
 
 def test_hashing_folds_ids_into_buckets():
@@ -85,3 +113,7 @@ def test_validation_and_pickle():
     copy = pickle.loads(pickle.dumps(svm))
     assert copy.t == svm.t and numpy.array_equal(copy.table, svm.table)
     assert numpy.array_equal(copy.decision_function(*csr), svm.decision_function(*csr))
+    averaged = OneVsRestSVM(32, 4, 1e-2, average=True)
+    averaged.partial_fit(*csr, y)
+    copy = pickle.loads(pickle.dumps(averaged))
+    assert numpy.array_equal(copy.averaged_weights(), averaged.averaged_weights())

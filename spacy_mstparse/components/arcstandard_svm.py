@@ -33,7 +33,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 import srsly
-from spacy.attrs import LOWER, POS, TAG
+from spacy.attrs import LOWER, POS, SENT_START, TAG
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.pipeline._parser_internals import nonproj
@@ -59,14 +59,17 @@ NONPROJECTIVE = ("lift", "drop")
 MOVES = {"S": 0, "L": 1, "R": 2}
 
 DEFAULT_CONFIG = {
-    "lam": 1e-4,
+    "lam": 1e-5,
     "delta": 0.001,
     "feature_groups": list(ALL_GROUPS),
+    "word_distance": "binned",
     "word_pair_limit": 100000,
-    "rare_word_cutoff": 50,
+    "rare_word_cutoff": 2,
+    "average": True,
     "tag_column": "xpos",
     "n_buckets": 2**18,
     "nonprojective": "lift",
+    "min_lifted_label_count": 5,
     "max_sentence_length": 250,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
@@ -93,11 +96,14 @@ def make_arcstandard_svm(
     lam: float,
     delta: float,
     feature_groups: List[str],
+    word_distance: str,
     word_pair_limit: int,
     rare_word_cutoff: int,
+    average: bool,
     tag_column: str,
     n_buckets: int,
     nonprojective: str,
+    min_lifted_label_count: int,
     max_sentence_length: int,
     scorer: Optional[Callable],
 ):
@@ -106,14 +112,21 @@ def make_arcstandard_svm(
     lam: the SVMs' L2 regularization lambda (step size 1/(lambda t)).
     delta: stop when an epoch lowers the training error by less than this.
     feature_groups: some of "1w", "2w", "3w", "dep", "wd", "ic".
+    word_distance: the "wd" features as the distance "value" (the seed) or
+        as indicators of "binned" distances.
     word_pair_limit: the sigma0.w+beta0.w feature fires only for the N most
         frequent word pairs of the training configurations.
     rare_word_cutoff: words seen fewer times in training become UNK.
+    average: predict with the average of the SVM iterates (else the last).
     tag_column: "xpos" (token.tag) or "upos" (token.pos).
     n_buckets: rows of the hashed weight table (a power of two); each row
         holds one weight per transition class.
     nonprojective: "lift" (pseudo-projective) or "drop" non-projective
         training trees.
+    min_lifted_label_count: a lifted arc keeps its decorated label
+        ("label||head label", from which the parse is deprojectivized) only
+        if that label occurs this often in training; rarer ones keep the
+        plain label (a projective arc in the output).
     max_sentence_length: longest word sequence parsed as one tree.
     """
     return ArcStandardSVM(
@@ -122,11 +135,14 @@ def make_arcstandard_svm(
         lam=lam,
         delta=delta,
         feature_groups=feature_groups,
+        word_distance=word_distance,
         word_pair_limit=word_pair_limit,
         rare_word_cutoff=rare_word_cutoff,
+        average=average,
         tag_column=tag_column,
         n_buckets=n_buckets,
         nonprojective=nonprojective,
+        min_lifted_label_count=min_lifted_label_count,
         max_sentence_length=max_sentence_length,
         scorer=scorer,
     )
@@ -140,19 +156,22 @@ class ArcStandardSVM(Pipe):
         vocab: Vocab,
         name: str = "arcstandard_svm",
         *,
-        lam: float = 1e-4,
+        lam: float = 1e-5,
         delta: float = 0.001,
         feature_groups: Iterable[str] = ALL_GROUPS,
+        word_distance: str = "binned",
         word_pair_limit: int = 100000,
-        rare_word_cutoff: int = 50,
+        rare_word_cutoff: int = 2,
+        average: bool = True,
         tag_column: str = "xpos",
         n_buckets: int = 2**18,
         nonprojective: str = "lift",
+        min_lifted_label_count: int = 5,
         max_sentence_length: int = 250,
         scorer: Optional[Callable] = score_parse,
     ):
         feature_groups = list(feature_groups)
-        group_mask(feature_groups)  # validates the names
+        group_mask(feature_groups, word_distance)  # validates the names
         if tag_column not in TAG_ATTRS:
             raise ValueError(f"[{name}] tag_column must be 'xpos' or 'upos', got {tag_column!r}")
         if nonprojective not in NONPROJECTIVE:
@@ -176,16 +195,20 @@ class ArcStandardSVM(Pipe):
             "lam": float(lam),
             "delta": float(delta),
             "feature_groups": feature_groups,
+            "word_distance": word_distance,
             "word_pair_limit": int(word_pair_limit),
             "rare_word_cutoff": int(rare_word_cutoff),
+            "average": bool(average),
             "tag_column": tag_column,
             "n_buckets": int(n_buckets),
             "nonprojective": nonprojective,
+            "min_lifted_label_count": int(min_lifted_label_count),
             "max_sentence_length": int(max_sentence_length),
             # set by initialize()
             "labels": [],
             "root_label": None,
             "classes": [],
+            "lifted_labels": None,
             "unk_valence": [0.0, 0.0],
             "epoch_configs": 0,
             # training progress
@@ -198,6 +221,8 @@ class ArcStandardSVM(Pipe):
         self._pairs = numpy.zeros(0, dtype="uint64")
         self.svm: Optional[OneVsRestSVM] = None
         self._model: Optional[ArcStandardModel] = None
+        self._pred_model: Optional[ArcStandardModel] = None
+        self._pred_weights: Optional[numpy.ndarray] = None
         self._epoch = [0, 0]  # configurations and errors in the current epoch
         self._counts = Counter()
         self._warned = set()
@@ -246,8 +271,10 @@ class ArcStandardSVM(Pipe):
         """Word ids after the rare-word cut-off, tag ids and valence of every
         token of doc."""
         array = doc.to_array([LOWER, TAG_ATTRS[self.cfg["tag_column"]]]).astype("uint64", copy=False)
-        if array.ndim == 1:
-            array = array.reshape((-1, 2))
+        return self._encode_array(array.reshape((-1, 2)))
+
+    def _encode_array(self, array: numpy.ndarray) -> Tuple[numpy.ndarray, ...]:
+        """As _encode, for rows (LOWER, tag) of one or more docs."""
         tags = numpy.ascontiguousarray(array[:, 1])
         words, known, pos = self._map_words(array[:, 0])
         unk_dl, unk_dr = self.cfg["unk_valence"]
@@ -329,6 +356,9 @@ class ArcStandardSVM(Pipe):
                 if self.cfg["nonprojective"] == "drop":
                     continue
                 heads, deps = _lift(heads, deps)
+                kept = self.cfg["lifted_labels"]
+                if kept is not None:
+                    deps = [d if d in kept else d.split(nonproj.DELIMITER)[0] for d in deps]
             yield start, heads, deps
 
     # -- set-up ---------------------------------------------------------------
@@ -347,6 +377,7 @@ class ArcStandardSVM(Pipe):
         sentences = []  # (lower ids, heads, deps)
         n_trees = 0
         self._counts = Counter()
+        self.cfg["lifted_labels"] = None
         for eg in get_examples():
             gold = list(self._gold_sentences(eg))
             if not gold:
@@ -360,6 +391,16 @@ class ArcStandardSVM(Pipe):
                 f"[{self.name}] no usable gold trees in the training examples: the reference "
                 "docs need heads and deps (is the training corpus parsed?)"
             )
+        # decorated labels of lifted arcs: keep the frequent ones
+        decorated = Counter(d for _, _, deps in sentences for d in deps if nonproj.DELIMITER in d)
+        kept = {d for d, c in decorated.items() if c >= self.cfg["min_lifted_label_count"]}
+        self.cfg["lifted_labels"] = sorted(kept)
+        if len(kept) < len(decorated):
+            sentences = [
+                (lower, heads, [d if d in kept or nonproj.DELIMITER not in d
+                                else d.split(nonproj.DELIMITER)[0] for d in deps])
+                for lower, heads, deps in sentences
+            ]
         # vocabulary and rare-word cut-off
         counts = Counter()
         for lower, _, _ in sentences:
@@ -440,7 +481,10 @@ class ArcStandardSVM(Pipe):
         self.cfg["epoch_configs"] = int(n_configs)
         self.cfg["n_train_trees"] = n_trees
         self.cfg["vocab_size"] = int(self._vocab_ids.shape[0])
-        self.svm = OneVsRestSVM(self.cfg["n_buckets"], len(classes), self.cfg["lam"])
+        self.svm = OneVsRestSVM(
+            self.cfg["n_buckets"], len(classes), self.cfg["lam"], self.cfg["average"]
+        )
+        self._pred_model = self._pred_weights = None
         self.cfg["epochs_done"] = 0
         self.cfg["error_history"] = []
         self.cfg["converged"] = False
@@ -455,21 +499,45 @@ class ArcStandardSVM(Pipe):
                 "or load a trained pipeline before parsing"
             )
 
+    def _make_model(self, svm: OneVsRestSVM) -> ArcStandardModel:
+        root = self.cfg["root_label"]
+        root_id = self.cfg["labels"].index(root) if root in self.cfg["labels"] else -1
+        return ArcStandardModel(
+            svm,
+            numpy.array([MOVES[m] for m, _ in self.cfg["classes"]], dtype="int8"),
+            numpy.array([l for _, l in self.cfg["classes"]], dtype="int32"),
+            root_id,
+            group_mask(self.cfg["feature_groups"], self.cfg["word_distance"]),
+            self._pairs,
+        )
+
     @property
     def transition_model(self) -> ArcStandardModel:
+        """The model that training updates (its SVMs hold the running sums)."""
         if self._model is None:
             self._require_initialized()
-            root = self.cfg["root_label"]
-            root_id = self.cfg["labels"].index(root) if root in self.cfg["labels"] else -1
-            self._model = ArcStandardModel(
-                self.svm,
-                numpy.array([MOVES[m] for m, _ in self.cfg["classes"]], dtype="int8"),
-                numpy.array([l for _, l in self.cfg["classes"]], dtype="int32"),
-                root_id,
-                group_mask(self.cfg["feature_groups"]),
-                self._pairs,
-            )
+            self._model = self._make_model(self.svm)
         return self._model
+
+    def prediction_weights(self) -> numpy.ndarray:
+        """The weights w the parser predicts with ((n_buckets, n_classes)
+        float32): the average of the SVM iterates with ``average``, else the
+        last iterate; computed once after each round of updates."""
+        if self._pred_weights is None:
+            self._require_initialized()
+            self._pred_weights = self.svm.prediction_weights()
+        return self._pred_weights
+
+    @property
+    def predictor(self) -> ArcStandardModel:
+        if self._pred_model is None:
+            weights = self.prediction_weights()
+            svm = rebuild_svm(
+                weights.shape[0], weights.shape[1], self.cfg["lam"],
+                {"table": weights, "t": max(1, int(self.svm.t)), "lam": self.cfg["lam"]},
+            )
+            self._pred_model = self._make_model(svm)
+        return self._pred_model
 
     # -- training ---------------------------------------------------------------
     def update(
@@ -496,6 +564,7 @@ class ArcStandardSVM(Pipe):
             )
             return losses
         model = self.transition_model
+        self._pred_model = self._pred_weights = None
         label_ids = {label: i for i, label in enumerate(self.cfg["labels"])}
         left_class = {l: c for c, (m, l) in enumerate(self.cfg["classes"]) if m == "L"}
         right_class = {l: c for c, (m, l) in enumerate(self.cfg["classes"]) if m == "R"}
@@ -558,26 +627,35 @@ class ArcStandardSVM(Pipe):
             )
 
     # -- prediction ---------------------------------------------------------------
-    def sentence_bounds(self, doc: Doc) -> List[Tuple[int, int]]:
+    def sentence_bounds(self, doc: Doc, sent_starts: Optional[numpy.ndarray] = None) -> List[Tuple[int, int]]:
         """The (start, end) word ranges parsed as separate trees: doc.sents when
         set, else split after sentence-final punctuation; longer than
-        max_sentence_length cut into chunks."""
-        if len(doc) == 0:
+        max_sentence_length cut into chunks. ``sent_starts``: the doc's
+        SENT_START column if already read."""
+        n = len(doc)
+        if n == 0:
             return []
-        if doc.has_annotation("SENT_START"):
-            spans = [(s.start, s.end) for s in doc.sents]
+        if sent_starts is None:
+            sent_starts = doc.to_array(SENT_START).reshape(-1)
+        if n > 1 and sent_starts[1:].any():
+            starts = numpy.flatnonzero(sent_starts == 1).tolist()
+            if not starts or starts[0] != 0:
+                starts.insert(0, 0)
+            spans = list(zip(starts, starts[1:] + [n]))
         else:
             spans = []
             start = 0
             for token in doc:
                 if token.text in SENTENCE_FINAL and not (
-                    token.i + 1 < len(doc) and doc[token.i + 1].text in SENTENCE_FINAL
+                    token.i + 1 < n and doc[token.i + 1].text in SENTENCE_FINAL
                 ):
                     spans.append((start, token.i + 1))
                     start = token.i + 1
-            if start < len(doc):
-                spans.append((start, len(doc)))
+            if start < n:
+                spans.append((start, n))
         limit = self.cfg["max_sentence_length"]
+        if all(end - start <= limit for start, end in spans):
+            return spans
         return [
             (chunk, min(end, chunk + limit))
             for start, end in spans
@@ -585,39 +663,63 @@ class ArcStandardSVM(Pipe):
         ]
 
     def predict(self, docs: Iterable[Doc]):
-        model = self.transition_model
-        results = []
+        """Parse a batch: the docs' words are encoded and parsed together (one
+        numpy pass and one nogil call per batch). Returns, per doc, its
+        sentence bounds and the (HEAD, DEP) array to write, or None."""
+        model = self.predictor
+        docs = list(docs)
+        attrs = [LOWER, TAG_ATTRS[self.cfg["tag_column"]], SENT_START]
+        arrays, all_bounds, per_doc = [], [], []
+        offset = 0
         for doc in docs:
-            bounds = self.sentence_bounds(doc)
-            if not bounds:
-                results.append((bounds, None, None))
+            if len(doc) == 0:
+                per_doc.append((offset, []))
                 continue
-            self._check_tags(doc)
-            words, tags, dl, dr = self._encode(doc)
-            heads, labels = model.parse_doc(words, tags, dl, dr, numpy.array(bounds, dtype="int32"))
-            results.append((bounds, heads, labels))
-        return results
+            array = doc.to_array(attrs).reshape((-1, 3))
+            bounds = self.sentence_bounds(doc, array[:, 2])
+            per_doc.append((offset, bounds))
+            if len(self._warned) < 8:
+                self._check_tags(doc)
+            arrays.append(array[:, :2])
+            all_bounds.extend((start + offset, end + offset) for start, end in bounds)
+            offset += len(doc)
+        if not arrays:
+            return [(bounds, None) for _, bounds in per_doc]
+        words, tags, dl, dr = self._encode_array(numpy.concatenate(arrays).astype("uint64"))
+        bounds_array = numpy.array(all_bounds, dtype="int32")
+        heads, labels = model.parse_doc(words, tags, dl, dr, bounds_array)
+        # (HEAD, DEP) rows for the whole batch: heads relative to each token
+        starts = numpy.repeat(bounds_array[:, 0], bounds_array[:, 1] - bounds_array[:, 0])
+        positions = numpy.arange(offset, dtype="int64")
+        relative = numpy.where(heads == 0, 0, starts + heads - 1 - positions)
+        label_ids, decorated = self._label_arrays()
+        rows = numpy.empty((offset, 2), dtype="uint64")
+        rows[:, 0] = relative.astype("uint64")
+        rows[:, 1] = label_ids[labels]  # -1 -> the empty label
+        lifted = decorated[labels]
+        return [
+            (bounds, (rows[start : start + len(doc)], bool(lifted[start : start + len(doc)].any())))
+            if bounds else (bounds, None)
+            for doc, (start, bounds) in zip(docs, per_doc)
+        ]
+
+    def _label_arrays(self):
+        """String ids of the labels (index -1 = no label) and which are
+        decorated by pseudo-projective lifting."""
+        if getattr(self, "_label_cache", None) is None or self._label_cache[0] != self.cfg["labels"]:
+            labels = list(self.cfg["labels"])
+            ids = numpy.array([self.vocab.strings.add(l) for l in labels] + [0], dtype="uint64")
+            decorated = numpy.array([nonproj.DELIMITER in l for l in labels] + [False])
+            self._label_cache = (labels, ids, decorated)
+        return self._label_cache[1], self._label_cache[2]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        labels = self.cfg["labels"]
-        for doc, (bounds, sent_heads, sent_labels) in zip(docs, predictions):
+        for doc, (bounds, parse) in zip(docs, predictions):
             if not bounds:
                 continue
-            heads = numpy.arange(len(doc), dtype="int64")
-            deps = [""] * len(doc)
-            decorated = False
-            for start, end in bounds:
-                for i in range(start, end):
-                    h = int(sent_heads[i])
-                    heads[i] = i if h == 0 else start + h - 1
-                    label = labels[sent_labels[i]] if sent_labels[i] >= 0 else ""
-                    deps[i] = label
-                    decorated = decorated or nonproj.DELIMITER in label
-            array = numpy.zeros((len(doc), 2), dtype="uint64")
-            array[:, 0] = (heads - numpy.arange(len(doc))).astype("uint64")
-            array[:, 1] = [self.vocab.strings.add(d) for d in deps]
-            doc.from_array(["HEAD", "DEP"], array)
-            if decorated:
+            rows, lifted = parse
+            doc.from_array(["HEAD", "DEP"], rows)
+            if lifted:
                 nonproj.deprojectivize(doc)
 
     def __call__(self, doc: Doc) -> Doc:
@@ -653,7 +755,7 @@ class ArcStandardSVM(Pipe):
         return self.scorer(examples, **kwargs)
 
     # -- serialization --------------------------------------------------------------
-    SETTINGS = ("feature_groups", "word_pair_limit", "rare_word_cutoff", "tag_column", "n_buckets")
+    SETTINGS = ("feature_groups", "word_distance", "word_pair_limit", "rare_word_cutoff", "tag_column", "n_buckets")
 
     def _serial_cfg(self) -> dict:
         self._require_initialized()
@@ -667,7 +769,7 @@ class ArcStandardSVM(Pipe):
 
     def _arrays(self) -> Dict[str, numpy.ndarray]:
         return {
-            "svm_table": self.svm.table,
+            "weights": self.prediction_weights(),
             "vocab": self._vocab_ids,
             "valence": self._valence,
             "pairs": self._pairs,
@@ -691,16 +793,20 @@ class ArcStandardSVM(Pipe):
         for key in cfg:
             if key not in ("svm_t", "epoch_progress", "format_version", "spacy_mstparse_version"):
                 self.cfg[key] = cfg[key]
-        table = numpy.asarray(arrays["svm_table"], dtype="float32")
+        weights = numpy.ascontiguousarray(arrays["weights"], dtype="float32")
         expected = (self.cfg["n_buckets"], len(self.cfg["classes"]))
-        if table.shape != expected:
+        if weights.shape != expected:
             raise ValueError(
-                f"[{self.name}] {where}: SVM table has shape {table.shape}, expected {expected}"
+                f"[{self.name}] {where}: SVM weights have shape {weights.shape}, expected {expected}"
             )
-        self.svm = rebuild_svm(
-            table.shape[0], table.shape[1], self.cfg["lam"],
-            {"table": table, "t": int(cfg["svm_t"]), "lam": self.cfg["lam"]},
+        # Prediction uses the saved weights as they are; training further
+        # warm-starts the SVMs from them (w = S / (lambda t) with the saved t).
+        self.svm = OneVsRestSVM(
+            expected[0], expected[1], self.cfg["lam"], self.cfg["average"]
         )
+        self.svm.set_weights(weights, max(1, int(cfg["svm_t"])))
+        self._pred_weights = weights
+        self._pred_model = None
         self._vocab_ids = numpy.ascontiguousarray(arrays["vocab"], dtype="uint64")
         self._valence = numpy.ascontiguousarray(arrays["valence"], dtype="float32").reshape(2, -1)
         self._pairs = numpy.ascontiguousarray(arrays["pairs"], dtype="uint64")
@@ -728,7 +834,7 @@ class ArcStandardSVM(Pipe):
         if not cfg_path.exists():
             raise ValueError(f"[{self.name}] no component data at {path} (missing {cfg_path.name})")
         arrays = {}
-        for key in ("svm_table", "vocab", "valence", "pairs"):
+        for key in ("weights", "vocab", "valence", "pairs"):
             file = path / f"{key}.npy"
             if not file.exists():
                 raise ValueError(f"[{self.name}] {path} lacks {file.name}")
@@ -738,7 +844,8 @@ class ArcStandardSVM(Pipe):
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_model"] = None  # rebuilt from the SVM and the arrays
+        state["_model"] = state["_pred_model"] = None  # rebuilt from the SVM and arrays
+        state["_label_cache"] = None
         return state
 
 

@@ -18,6 +18,7 @@ cdef enum:
     G_DEP = 8
     G_WD = 16
     G_IC = 32
+    G_WD_BINNED = 64   # word distance as bin indicators instead of values
 
 
 cdef int max_features(int n) noexcept nogil

@@ -12,7 +12,8 @@ Groups (switchable for the ablation table):
 * ``dep`` valence: the average number of left / right dependents of the
   words at sigma0 and beta0 in the training trees (four real values);
 * ``wd`` word distance: tokens between sigma0 and beta0, and between beta0
-  and beta1 (two real values);
+  and beta1: two real values as in the seed, or (``binned``) an indicator of
+  the distance bin (0, 1, 2, 3, 4, 5-7, 8-12, 13-20, 21+) for each;
 * ``ic`` intervening content: each distinct word and POS strictly between
   sigma0 and beta0 (binary).
 
@@ -49,6 +50,7 @@ cdef enum:
     T_S0B0B2 = 33
     T_DEP = 40    # 40 .. 43: s0.dl, s0.dr, b0.dl, b0.dr
     T_WD = 50     # 50: s0-b0, 51: b0-b1
+    T_WD_BIN = 52  # 52: s0-b0 bin, 53: b0-b1 bin
     T_ICW = 60
     T_ICP = 61
     T_BIAS = 70
@@ -56,7 +58,7 @@ cdef enum:
 TEMPLATES = {
     "1w": T_1W, "ww": T_WW, "wp": T_WP, "pw": T_PW, "pp": T_PP,
     "s0b0b1": T_S0B0B1, "b0b1b2": T_B0B1B2, "s0b1b2": T_S0B1B2, "s0b0b2": T_S0B0B2,
-    "dep": T_DEP, "wd": T_WD, "icw": T_ICW, "icp": T_ICP, "bias": T_BIAS,
+    "dep": T_DEP, "wd": T_WD, "wd_bin": T_WD_BIN, "icw": T_ICW, "icp": T_ICP, "bias": T_BIAS,
 }
 
 cdef uint64_t NONE = NONE_ID
@@ -85,6 +87,29 @@ cdef inline bint _in_sorted(const uint64_t* arr, int n, uint64_t key) noexcept n
 
 cdef inline uint64_t pair_key(uint64_t w0, uint64_t w1) noexcept nogil:
     return mix3(T_WW, w0, w1)
+
+
+cdef inline int distance_bin(int d) noexcept nogil:
+    if d < 5:
+        return d
+    if d < 8:
+        return 5
+    if d < 13:
+        return 6
+    if d < 21:
+        return 7
+    return 8
+
+
+cdef inline int _distance(uint64_t* ids, float* vals, int k, int which, int d,
+                          bint binned) noexcept nogil:
+    if binned:
+        ids[k] = mix(T_WD_BIN + which, distance_bin(d))
+        vals[k] = 1.0
+    else:
+        ids[k] = fmix64(T_WD + which)
+        vals[k] = d
+    return k + 1
 
 
 cdef int extract(const Sent* x, const State* s, int groups, const uint64_t* pairs,
@@ -150,13 +175,9 @@ cdef int extract(const Sent* x, const State* s, int groups, const uint64_t* pair
             k += 2
     if groups & G_WD:
         if pos[0] >= 0 and pos[1] >= 0:
-            ids[k] = fmix64(T_WD)
-            vals[k] = pos[1] - pos[0] - 1
-            k += 1
+            k = _distance(ids, vals, k, 0, pos[1] - pos[0] - 1, groups & G_WD_BINNED)
         if pos[1] >= 0 and pos[2] >= 0:
-            ids[k] = fmix64(T_WD + 1)
-            vals[k] = pos[2] - pos[1] - 1
-            k += 1
+            k = _distance(ids, vals, k, 1, pos[2] - pos[1] - 1, groups & G_WD_BINNED)
     if groups & G_IC and pos[0] >= 0 and pos[1] > pos[0] + 1:
         m = 0
         for i in range(pos[0] + 1, pos[1]):
@@ -172,9 +193,15 @@ cdef int extract(const Sent* x, const State* s, int groups, const uint64_t* pair
     return k
 
 
-def group_mask(groups):
-    """Bit mask of the feature groups named in ``groups`` (e.g. ["1w", "2w"])."""
-    mask = 0
+WORD_DISTANCE = ("value", "binned")
+
+
+def group_mask(groups, word_distance="value"):
+    """Bit mask of the feature groups named in ``groups`` (e.g. ["1w", "2w"])
+    and of the word-distance encoding ("value" or "binned")."""
+    if word_distance not in WORD_DISTANCE:
+        raise ValueError(f"word_distance must be 'value' or 'binned', got {word_distance!r}")
+    mask = G_WD_BINNED if word_distance == "binned" else 0
     for name in groups:
         if name not in GROUPS:
             raise ValueError(
@@ -198,7 +225,7 @@ def pair_keys(const uint64_t[:] w0, const uint64_t[:] w1):
 
 def extract_features(const uint64_t[:] words, const uint64_t[:] tags, const float[:] dl,
                      const float[:] dr, stack, int front, int next_word, groups,
-                     const uint64_t[:] pairs):
+                     const uint64_t[:] pairs, word_distance="value"):
     """Python access to ``extract`` for a configuration given as a stack
     (list of positions, top last), buffer front and the next unshifted word.
     Returns (ids, vals) in extraction order."""
@@ -228,5 +255,5 @@ def extract_features(const uint64_t[:] words, const uint64_t[:] tags, const floa
     cdef float[:] vv = vals
     cdef uint64_t[:] sc = scratch
     cdef const uint64_t* pp = &pairs[0] if pairs.shape[0] else NULL
-    cdef int k = extract(&x, &s, group_mask(groups), pp, pairs.shape[0], &idv[0], &vv[0], &sc[0])
+    cdef int k = extract(&x, &s, group_mask(groups, word_distance), pp, pairs.shape[0], &idv[0], &vv[0], &sc[0])
     return ids[:k], vals[:k]

@@ -90,9 +90,24 @@ cdef class ArcStandardModel:
         return label != self.root_label
 
     cdef int _best_valid(self, const State* s, const float* raw) noexcept nogil:
-        cdef int c, best = -1
+        # _valid for every class, with the move checks done once
+        cdef bint ok[3]
+        cdef int c, move, label, best = -1
+        cdef bint from_root = stack_top(s) == 0
+        ok[SHIFT] = can_shift(s)
+        ok[LEFT] = can_left(s)
+        ok[RIGHT] = can_right(s)
         for c in range(self.svm.n_classes):
-            if self._valid(s, c) and (best < 0 or raw[c] > raw[best]):
+            move = self.moves[c]
+            if not ok[move]:
+                continue
+            if self.root_label >= 0 and move != SHIFT:
+                label = self.labels[c]
+                if move == LEFT and label == self.root_label:
+                    continue
+                if move == RIGHT and (label == self.root_label) != from_root:
+                    continue
+            if best < 0 or raw[c] > raw[best]:
                 best = c
         return best
 

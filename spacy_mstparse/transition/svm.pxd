@@ -6,8 +6,12 @@ cdef class OneVsRestSVM:
     cdef readonly uint64_t n_buckets
     cdef readonly double lam
     cdef public int64_t t
-    cdef object _table
+    cdef readonly int64_t t0
+    cdef readonly bint average
+    cdef object _table, _acc, _stamp
     cdef float* S
+    cdef float* acc
+    cdef int64_t* stamp
 
     cdef void raw_scores(self, const uint64_t* ids, const float* vals, int nf,
                          float* out) noexcept nogil

@@ -22,9 +22,22 @@ never touches the rest of the table, and prediction (an argmax over classes)
 reads S directly, since the positive factor 1/(lambda t) changes no
 ranking. The intercept is the weight of a bias feature (regularized like
 the others).
+
+With ``average=True`` the SVMs also keep the t-weighted average of the
+iterates w_t0+1 .. w_T, sum_k k w_k / sum_k k (not in the seed, which used the
+last iterate; weights k as in Lacoste-Julien, Schmidt & Bach 2012 for
+strongly convex objectives: a uniform average would be dominated by the
+first iterates, whose norm grows like 1/(lambda k)). Since k w_k = S_k /
+lambda, this is the averaged-perceptron sum of S, accumulated lazily per row
+(a row's S is constant between its updates), so a step still costs
+O(touched rows).
 """
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memset
+
+
+cdef extern from *:
+    void __builtin_prefetch(const void* addr) nogil
 
 import numpy
 
@@ -32,7 +45,7 @@ import numpy
 cdef class OneVsRestSVM:
     """n_classes binary SVMs over ``n_buckets`` hashed features (a power of two)."""
 
-    def __init__(self, uint64_t n_buckets, int n_classes, double lam):
+    def __init__(self, uint64_t n_buckets, int n_classes, double lam, bint average=False):
         if n_buckets == 0 or (n_buckets & (n_buckets - 1)) != 0:
             raise ValueError(f"n_buckets must be a power of two, got {n_buckets}")
         if n_classes < 1:
@@ -42,8 +55,10 @@ cdef class OneVsRestSVM:
         self.n_buckets = n_buckets
         self.n_classes = n_classes
         self.lam = lam
+        self.average = average
         self.t = 0
         self._set_table(numpy.zeros((n_buckets, n_classes), dtype="float32"))
+        self._reset_average()
 
     def _set_table(self, table):
         table = numpy.ascontiguousarray(table, dtype="float32")
@@ -57,6 +72,30 @@ cdef class OneVsRestSVM:
         cdef float[:, ::1] view = table
         self.S = &view[0, 0]
 
+    def _reset_average(self):
+        """Average the iterates from the current step on."""
+        self.t0 = self.t
+        if not self.average:
+            self._acc = self._stamp = None
+            self.acc = NULL
+            self.stamp = NULL
+            return
+        self._set_average(
+            numpy.zeros((self.n_buckets, self.n_classes), dtype="float32"),
+            numpy.full(self.n_buckets, self.t, dtype="int64"),
+        )
+
+    def _set_average(self, acc, stamp):
+        acc = numpy.ascontiguousarray(acc, dtype="float32")
+        stamp = numpy.ascontiguousarray(stamp, dtype="int64")
+        if acc.shape != (self.n_buckets, self.n_classes) or stamp.shape != (self.n_buckets,):
+            raise ValueError("averaging state does not match the table")
+        self._acc, self._stamp = acc, stamp
+        cdef float[:, ::1] av = acc
+        cdef int64_t[:] sv = stamp
+        self.acc = &av[0, 0]
+        self.stamp = &sv[0]
+
     cdef void raw_scores(self, const uint64_t* ids, const float* vals, int nf,
                          float* out) noexcept nogil:
         """out[c] = S_c . x (the decision values times lambda t)."""
@@ -66,6 +105,12 @@ cdef class OneVsRestSVM:
         cdef const float* row
         cdef float v
         memset(out, 0, C * sizeof(float))
+        for f in range(nf):
+            # rows are scattered over a large table: ask for all their cache
+            # lines before summing
+            row = self.S + (ids[f] & mask) * C
+            for c in range(0, C, 16):
+                __builtin_prefetch(row + c)
         for f in range(nf):
             row = self.S + (ids[f] & mask) * C
             v = vals[f]
@@ -81,9 +126,11 @@ cdef class OneVsRestSVM:
         cdef uint64_t mask = self.n_buckets - 1
         cdef double inv = 1.0 / (self.lam * self.t) if self.t > 0 else 0.0
         cdef int f, c, n_viol = 0
+        cdef uint64_t b
         cdef double y, margin
-        cdef float v
+        cdef float v, dt
         cdef float* row
+        cdef float* arow
         for c in range(C):
             y = 1.0 if c == gold else -1.0
             margin = y * raw[c] * inv
@@ -95,7 +142,15 @@ cdef class OneVsRestSVM:
                 coef[c] = 0.0
         if n_viol:
             for f in range(nf):
-                row = self.S + (ids[f] & mask) * C
+                b = ids[f] & mask
+                row = self.S + b * C
+                if self.average and self.stamp[b] != self.t:
+                    # this is step t + 1: add the row's S for steps stamp+1 .. t
+                    dt = <float>(self.t - self.stamp[b])
+                    arow = self.acc + b * C
+                    for c in range(C):
+                        arow[c] += dt * row[c]
+                    self.stamp[b] = self.t
                 v = vals[f]
                 for c in range(C):
                     row[c] += coef[c] * v
@@ -141,7 +196,8 @@ cdef class OneVsRestSVM:
 
     def decision_function(self, const int64_t[:] indptr, const uint64_t[:] idx,
                           const float[:] val):
-        """w_c . x for every row and class ((n_rows, n_classes) float64)."""
+        """w_c . x with the current weights, for every row and class
+        ((n_rows, n_classes) float64)."""
         cdef Py_ssize_t n_rows = indptr.shape[0] - 1
         out = numpy.zeros((n_rows, self.n_classes), dtype="float32")
         cdef float[:, ::1] ov = out
@@ -166,16 +222,48 @@ cdef class OneVsRestSVM:
 
     @property
     def weights(self):
-        """The SVM weights w = S / (lambda t) as (n_buckets, n_classes) float64."""
+        """The current SVM weights w = S / (lambda t), (n_buckets, n_classes) float64."""
         return self._table.astype("float64") * self.scale
 
+    def averaged_weights(self):
+        """sum_k k w_k / sum_k k over the steps k = t0+1 .. t as float32 (the
+        current weights when averaging is off or no step was taken)."""
+        if not self.average or self.t == self.t0:
+            return (self._table * self.scale).astype("float32")
+        dt = (self.t - self._stamp).astype("float32")
+        total = self._acc + self._table * dt[:, None]
+        weight_sum = (self.t * (self.t + 1) - self.t0 * (self.t0 + 1)) / 2.0
+        return (total / (self.lam * weight_sum)).astype("float32")
+
+    def prediction_weights(self):
+        """What the parser predicts with: the averaged weights if averaging
+        is on, else the current ones (float32)."""
+        return self.averaged_weights()
+
+    def set_weights(self, weights, t):
+        """Start from the given weights w as if after t steps (warm start);
+        averaging restarts at step t."""
+        weights = numpy.asarray(weights, dtype="float64")
+        self.t = int(t)
+        self._set_table((weights * (self.lam * self.t)).astype("float32"))
+        self._reset_average()
+
     def get_state(self):
-        return {"table": self._table, "t": int(self.t), "lam": self.lam}
+        return {"table": self._table, "t": int(self.t), "t0": int(self.t0), "lam": self.lam,
+                "average": bool(self.average), "acc": self._acc, "stamp": self._stamp}
 
     def set_state(self, state):
+        self.lam = float(state["lam"])
+        self.average = bool(state.get("average", False))
         self._set_table(state["table"])
         self.t = int(state["t"])
-        self.lam = float(state["lam"])
+        self.t0 = int(state.get("t0", 0))
+        if self.average:
+            self._set_average(state["acc"], state["stamp"])
+        else:
+            self._acc = self._stamp = None
+            self.acc = NULL
+            self.stamp = NULL
 
     def __reduce__(self):
         return (_rebuild, (self.n_buckets, self.n_classes, self.lam, self.get_state()))
