@@ -417,6 +417,21 @@ class Bench:
         self.save()
 
 
+def use_snapshot(dest: Path) -> Dict[str, Any]:
+    """Point the subprocesses at an existing snapshot (as --snapshot does
+    after building one), e.g. one a parallel invocation built."""
+    import os
+
+    built = dest / ".built"
+    if not built.exists():
+        sys.exit(f"{dest} is not a built snapshot (no .built)")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(dest.resolve())
+    env["PYTHONSAFEPATH"] = "1"
+    bl.CHILD_ENV = env
+    return {"snapshot": True, "commit": built.read_text().strip(), "path": bl.rel(dest)}
+
+
 def run_key(train_sents: int, config: Dict[str, Any]) -> str:
     groups = config.get("feature_groups", ALL_GROUPS)
     lam = f"{config['lam']:.0e}".replace("e-0", "e-")
@@ -494,6 +509,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--speed-runs", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="1K ablation only, to work/")
     p.add_argument("--snapshot", action="store_true")
+    p.add_argument("--snapshot-dir",
+                   help="use a snapshot --snapshot already built (benchmarks/work/src/<commit>)")
     p.add_argument("--resume", action="store_true",
                    help="keep finished runs of the output JSON (and their models)")
     p.add_argument("--output", default=str(DEFAULT_OUTPUT))
@@ -528,8 +545,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     bench = Bench(args)
     bench.results["machine"] = bl.machine_info()
     WORK.mkdir(parents=True, exist_ok=True)
-    bench.results["code"] = (bl.make_snapshot(REPO_ROOT / "benchmarks" / "work") if args.snapshot
-                             else bl.working_tree_code())
+    if args.snapshot_dir:
+        bench.results["code"] = use_snapshot(Path(args.snapshot_dir))
+    elif args.snapshot:
+        bench.results["code"] = bl.make_snapshot(REPO_ROOT / "benchmarks" / "work")
+    else:
+        bench.results["code"] = bl.working_tree_code()
     bench.results["command"] = "python benchmarks/bench_arcstandard.py " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:]))
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]

@@ -275,3 +275,23 @@ def test_invalid_settings():
     make(nlp)
     with pytest.raises(ValueError, match="not initialized"):
         nlp(Doc(nlp.vocab, words=["a"]))
+
+
+def test_cli_evaluate_and_parse(trained, tmp_path):
+    """The CLI's evaluate and parse work on an arcstandard_svm pipeline and
+    agree with the component's own parses."""
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.evaluation import evaluate, parse_file
+
+    nlp, parser, exs, history, gold, docs = trained
+    nlp.to_disk(tmp_path / "model")
+    metrics = evaluate(tmp_path / "model", SAMPLE / "dev.conllu", gold_tags=True, progress=False)
+    predicted = list(nlp.pipe([d.copy() for d in docs]))
+    scores = parser.score([Example(p, g) for p, g in zip(predicted, gold)])
+    assert metrics["uas_all"] == pytest.approx(100 * scores["dep_uas_with_punct"], abs=0.01)
+    assert metrics["spacy_dep_uas"] == pytest.approx(100 * scores["dep_uas"], abs=0.01)
+    assert metrics["parser_components"] == ["arcstandard_svm"]
+    parse_file(tmp_path / "model", SAMPLE / "dev.conllu", tmp_path / "out.conllu",
+               gold_tags=True, progress=False)
+    out = list(read_conllu(tmp_path / "out.conllu", spacy.blank("en").vocab))
+    assert [[t.head.i for t in d] for d in out] == [[t.head.i for t in d] for d in predicted]
