@@ -74,6 +74,7 @@ def systems(lambdas: List[float]) -> Dict[str, Dict[str, Any]]:
         "pa_cle": {"order": 1, "decoder": "chu_liu_edmonds", "learner": PA_I},
         "o2_pa": {"order": 2, "decoder": "eisner", "learner": PA_I},
         "o2_pa_cle": {"order": 2, "decoder": "chu_liu_edmonds", "learner": PA_I},
+        "o2_mira": {"order": 2, "decoder": "eisner", "learner": MIRA},
     }
     for lam in lambdas:
         out[f"pegasos_{lam:g}"] = {
@@ -270,6 +271,7 @@ def markdown(results: Dict[str, Any]) -> str:
         averaged = key == "eval"
         rows.append((label, (lambda avg: lambda t: runs.get(pick_lambda(runs, t, avg) or ""))(averaged), key))
     rows.append(("second order (PA-I, Eisner)", lambda t: get(t, "o2_pa"), "eval"))
+    rows.append(("second order (MIRA k = 5, Eisner)", lambda t: get(t, "o2_mira"), "eval"))
     for label, fn, key in rows:
         cells = []
         for t in treebanks:
