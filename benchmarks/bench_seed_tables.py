@@ -437,15 +437,13 @@ def main(argv=None) -> int:
     if args.output.exists():
         results = json.loads(args.output.read_text())
         results.setdefault("runs", {})
-    results.update({
-        "description": "seed tables: Lee et al. 2010 Table 1 / Figure 2, Nguyen et al. 2007 "
-                       "Table 5, first vs second order",
-        "command": "python benchmarks/bench_seed_tables.py " + " ".join(argv or sys.argv[1:]),
-        "machine": common.machine_info(),
-        "code": code,
-        "protocol": {"epochs": args.epochs, "batch_size": args.batch_size,
-                     "train_limit": args.train_limit or None, "shuffle_seed": 0},
-    })
+    command = "python benchmarks/bench_seed_tables.py " + " ".join(argv or sys.argv[1:])
+    results["description"] = ("seed tables: Lee et al. 2010 Table 1 / Figure 2, Nguyen et al. "
+                              "2007 Table 5, first vs second order")
+    results.setdefault("invocations", []).append(
+        {"command": command, "machine": common.machine_info(), "code": code,
+         "protocol": {"epochs": args.epochs, "batch_size": args.batch_size,
+                      "train_limit": args.train_limit or None, "shuffle_seed": 0}})
     for tb in args.treebanks.split(","):
         for name in chosen:
             key = f"{tb}/{name}{args.run_suffix}"
@@ -465,6 +463,8 @@ def main(argv=None) -> int:
                 continue
             run = json.loads(out.read_text())
             run["wall_seconds"] = time.time() - start
+            run["command"] = command
+            run["code_commit"] = code.get("commit")
             results["runs"][key] = run
             args.output.parent.mkdir(parents=True, exist_ok=True)
             args.output.write_text(json.dumps(results, indent=1))
