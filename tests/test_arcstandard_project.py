@@ -40,8 +40,9 @@ def test_arcstandard_workflow(tmp_path):
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     result = subprocess.run(
-        [sys.executable, "-m", "spacy", "project", "run", "arcstandard", str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "spacy", "project", "run", "arcstandard", str(tmp_path),
+         "--vars.eval_frequency", "100"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     variables = srsly.read_yaml(tmp_path / "project.yml")["vars"]
