@@ -231,6 +231,8 @@ class Bench:
                 on_disk = {}
             for key, run in on_disk.get("runs", {}).items():
                 self.results["runs"].setdefault(key, run)
+            for key, info in on_disk.get("sections", {}).items():
+                self.results.setdefault("sections", {}).setdefault(key, info)
             for key, value in on_disk.items():
                 self.results.setdefault(key, value)
         tmp = self.output.with_suffix(".tmp")
@@ -546,17 +548,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     bench.results["machine"] = bl.machine_info()
     WORK.mkdir(parents=True, exist_ok=True)
     if args.snapshot_dir:
-        bench.results["code"] = use_snapshot(Path(args.snapshot_dir))
+        code = use_snapshot(Path(args.snapshot_dir))
     elif args.snapshot:
-        bench.results["code"] = bl.make_snapshot(REPO_ROOT / "benchmarks" / "work")
+        code = bl.make_snapshot(REPO_ROOT / "benchmarks" / "work")
     else:
-        bench.results["code"] = bl.working_tree_code()
+        code = bl.working_tree_code()
     bench.results["command"] = "python benchmarks/bench_arcstandard.py " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:]))
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
     for section in sections:
         if section not in SECTIONS:
             sys.exit(f"unknown section {section!r}; expected some of {', '.join(SECTIONS)}")
+    # which code and command produced each section (sections may run in
+    # separate invocations)
+    bench.results.setdefault("sections", {})
+    for section in sections:
+        bench.results["sections"][section] = {
+            "code": code, "command": bench.results["command"],
+            "machine": bench.results["machine"],
+        }
     steps = {"ablation": bench.ablation, "lambda": bench.lambda_sweep, "curve": bench.curve,
              "errors": bench.errors, "mst": bench.mst, "variants": bench.variants,
              "compare": bench.compare}

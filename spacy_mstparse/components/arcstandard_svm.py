@@ -33,7 +33,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 import srsly
-from spacy.attrs import LOWER, POS, SENT_START, TAG
+from spacy.attrs import DEP, HEAD, LOWER, POS, SENT_START, TAG
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.pipeline._parser_internals import nonproj
@@ -57,6 +57,7 @@ SENTENCE_FINAL = frozenset([".", "!", "?", "...", "…", "!!", "??", "?!", "!?"]
 TAG_ATTRS = {"xpos": TAG, "upos": POS}
 NONPROJECTIVE = ("lift", "drop")
 MOVES = {"S": 0, "L": 1, "R": 2}
+HEAD_DEP = [HEAD, DEP]
 
 DEFAULT_CONFIG = {
     "lam": 1e-5,
@@ -671,6 +672,7 @@ class ArcStandardSVM(Pipe):
         attrs = [LOWER, TAG_ATTRS[self.cfg["tag_column"]], SENT_START]
         arrays, all_bounds, per_doc = [], [], []
         offset = 0
+        checked = False
         for doc in docs:
             if len(doc) == 0:
                 per_doc.append((offset, []))
@@ -678,8 +680,9 @@ class ArcStandardSVM(Pipe):
             array = doc.to_array(attrs).reshape((-1, 3))
             bounds = self.sentence_bounds(doc, array[:, 2])
             per_doc.append((offset, bounds))
-            if len(self._warned) < 8:
+            if not checked:  # the first doc of each batch
                 self._check_tags(doc)
+                checked = True
             arrays.append(array[:, :2])
             all_bounds.extend((start + offset, end + offset) for start, end in bounds)
             offset += len(doc)
@@ -718,7 +721,7 @@ class ArcStandardSVM(Pipe):
             if not bounds:
                 continue
             rows, lifted = parse
-            doc.from_array(["HEAD", "DEP"], rows)
+            doc.from_array(HEAD_DEP, rows)
             if lifted:
                 nonproj.deprojectivize(doc)
 
