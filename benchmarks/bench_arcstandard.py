@@ -24,7 +24,11 @@ Sections (``--sections``, default all, in this order):
   on the same split, and the parse speed of all three measured in the same
   run: ``python -m spacy_mstparse evaluate MODEL DEV --gold-tags``
   (tokens/s of the parser component alone), ``--speed-runs`` times each,
-  round-robin, median kept.
+  round-robin, median kept;
+* ``speed``: the same three models in one process, ``--speed-runs``
+  interleaved rounds of ``component.pipe`` over dev; per-round speed ratios
+  to first-order ``mst_parser`` (less sensitive to other jobs on the
+  machine than separate processes minutes apart).
 
 Every arc-standard model is trained by a worker subprocess
 (``--worker train``) with the component's own training loop (shuffled
@@ -64,7 +68,7 @@ WORK = REPO_ROOT / "benchmarks" / "work" / "arcstandard"
 RESULTS = REPO_ROOT / "benchmarks" / "results"
 DEFAULT_OUTPUT = RESULTS / "arcstandard.json"
 ALL_GROUPS = ["1w", "2w", "3w", "dep", "wd", "ic"]
-SECTIONS = ("ablation", "lambda", "curve", "errors", "mst", "variants", "compare")
+SECTIONS = ("ablation", "lambda", "curve", "errors", "mst", "variants", "compare", "speed")
 # departures from the seed, each switched back alone on full train (lambda 1e-5)
 VARIANTS = ({"word_distance": "value"}, {"average": False}, {"rare_word_cutoff": 50},
             {"nonprojective": "drop"})
@@ -149,6 +153,35 @@ def worker_train(args) -> None:
         "n_nonprojective_trees": cfg["n_nonprojective_trees"],
     }
     Path(args.result).write_text(json.dumps(result, indent=2))
+
+
+def worker_speed(args) -> None:
+    """Parse speed of several pipelines in one process, interleaved: each
+    round times every parser component's ``pipe`` over the whole dev set
+    (fresh copies of the gold-tagged input docs, copying not timed)."""
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.evaluation import load_pipeline, make_input_docs, parser_components
+
+    models = json.loads(args.config)
+    pipes = {}
+    for name, path in models.items():
+        nlp = load_pipeline(path)
+        (component,) = parser_components(nlp, path)
+        pipes[name] = (nlp, nlp.get_pipe(component))
+    first = next(iter(pipes.values()))[0]
+    gold = list(read_conllu(Path(args.dev), first.vocab))
+    n_tokens = sum(len(d) for d in gold)
+    times: Dict[str, List[float]] = {name: [] for name in pipes}
+    for _ in range(args.speed_runs):
+        for name, (nlp, pipe) in pipes.items():
+            docs = make_input_docs(gold, nlp.vocab, gold_tags=True)
+            start = time.perf_counter()
+            for _doc in pipe.pipe(docs, batch_size=64):
+                pass
+            times[name].append(time.perf_counter() - start)
+    out = {name: {"seconds": t, "tokens_per_second": [n_tokens / x for x in t]}
+           for name, t in times.items()}
+    Path(args.result).write_text(json.dumps({"tokens": n_tokens, "models": models, "runs": out}))
 
 
 def worker_errors(args) -> None:
@@ -387,6 +420,41 @@ class Bench:
                 self.results["runs"][name] = run
                 self.save()
 
+    def speed(self) -> None:
+        """Interleaved in-process speed rounds (see worker_speed): per-round
+        speed ratios to mst_parser first order, their median, and each
+        parser's best round."""
+        self.save()  # picks up the runs of earlier invocations
+        models = {"arcstandard_svm": self.full_default()["model"]}
+        for name in ("mst_parser-o1", "mst_parser-o2"):
+            if name in self.results["runs"]:
+                models[name] = bl.rel(WORK / name / "model-last")
+        out = WORK / "speed.json"
+        cmd = [sys.executable, bl.rel(Path(__file__)), "--worker", "speed", "--config",
+               json.dumps(models), "--dev", bl.rel(Path(self.args.dev)), "--result", bl.rel(out),
+               "--speed-runs", str(self.args.speed_runs)]
+        bl.log("interleaved speed rounds")
+        measured = bl.run_measured(cmd, WORK / "speed.log")
+        if measured["returncode"] != 0:
+            raise RuntimeError(bl.tail(WORK / "speed.log"))
+        data = json.loads(out.read_text())
+        runs = data["runs"]
+        base = runs.get("mst_parser-o1")
+        table = {}
+        for name, r in runs.items():
+            row = {"tokens_per_second_runs": r["tokens_per_second"],
+                   "median_tokens_per_second": statistics.median(r["tokens_per_second"]),
+                   "best_tokens_per_second": max(r["tokens_per_second"])}
+            if base:
+                ratios = [a / b for a, b in zip(r["tokens_per_second"], base["tokens_per_second"])]
+                row["ratio_to_mst_o1_per_round"] = ratios
+                row["median_ratio_to_mst_o1"] = statistics.median(ratios)
+                row["best_ratio_to_mst_o1"] = row["best_tokens_per_second"] / max(base["tokens_per_second"])
+            table[name] = row
+        self.results["speed"] = {"command": measured["command"], "tokens": data["tokens"],
+                                 "loadavg_before": measured["loadavg_before"], "table": table}
+        self.save()
+
     def compare(self) -> None:
         """Parse speed of the three parsers, measured in this one run."""
         self.save()  # picks up runs saved by a parallel invocation
@@ -519,7 +587,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--work", default=str(WORK), help="models and logs (default %(default)s)")
     p.add_argument("--markdown")
     # worker mode
-    p.add_argument("--worker", choices=("train", "errors"))
+    p.add_argument("--worker", choices=("train", "errors", "speed"))
     p.add_argument("--train-sents", type=int, default=0)
     p.add_argument("--config", default="{}")
     p.add_argument("--model-out")
@@ -537,6 +605,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     if args.worker == "errors":
         worker_errors(args)
+        return 0
+    if args.worker == "speed":
+        worker_speed(args)
         return 0
     for path in (args.train, args.dev):
         if not Path(path).exists():
@@ -569,7 +640,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         }
     steps = {"ablation": bench.ablation, "lambda": bench.lambda_sweep, "curve": bench.curve,
              "errors": bench.errors, "mst": bench.mst, "variants": bench.variants,
-             "compare": bench.compare}
+             "compare": bench.compare, "speed": bench.speed}
     for section in sections:
         steps[section]()
         bench.save()
