@@ -1,0 +1,110 @@
+"""Parse speed of first- vs second-order ``mst_parser``, measured interleaved.
+
+The seed-tables benchmark times each parser right after its own training,
+so on a shared machine its speed column mixes in whatever else was running
+then. This script trains a first-order and a second-order parser (PA-I, gold
+tags, ``--epochs`` epochs on EWT train; the speed of a linear model does not
+depend on how long it trained) for each decoder, then times ``parser.pipe``
+over EWT dev round-robin, ``--runs`` times each, and reports the median
+words/s and the ratios within the same round. One process, one core.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_order_speed.py            # ~10 min
+    .venv/bin/python benchmarks/bench_order_speed.py --train-limit 2000 --runs 3
+
+Output: ``benchmarks/results/order_speed.json`` and a Markdown table on stdout.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_learners as common  # noqa: E402
+from bench_seed_tables import DATA, PA_I  # noqa: E402
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--train-limit", type=int, default=0)
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--output", type=Path, default=HERE / "results" / "order_speed.json")
+    args = p.parse_args(argv)
+
+    import numpy
+    import spacy
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    from spacy_mstparse.components import mst_parser  # noqa: F401
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+    from spacy_mstparse.evaluation import make_input_docs
+
+    nlp = spacy.blank("en")
+    gold = list(read_conllu(DATA / "en_ewt-ud-train.conllu", nlp.vocab, n_sents=1))
+    if args.train_limit:
+        gold = gold[: args.train_limit]
+    examples = [Example(gold_annotated_doc(Example(d, d)), d) for d in gold]
+    dev_gold = list(read_conllu(DATA / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
+    dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
+    n_words = sum(len(d) for d in dev)
+    systems = {}
+    for order in (1, 2):
+        for decoder in ("eisner", "chu_liu_edmonds"):
+            name = f"o{order}-{decoder}"
+            pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
+            parser = pipe_nlp.add_pipe(
+                "mst_parser", config={"order": order, "decoder": decoder, "learner": PA_I}
+            )
+            pipe_nlp.initialize(lambda: examples)
+            rng = numpy.random.RandomState(0)
+            start = time.perf_counter()
+            for _ in range(args.epochs):
+                idx = rng.permutation(len(examples))
+                for i in range(0, len(idx), 20):
+                    parser.update([examples[j] for j in idx[i:i + 20]])
+            parser._prediction_weights()
+            common.log(f"{name}: trained in {time.perf_counter() - start:.0f}s")
+            systems[name] = parser
+    times = {name: [] for name in systems}
+    for r in range(args.runs):
+        for name, parser in systems.items():
+            docs = [Doc(d.vocab).from_bytes(d.to_bytes()) for d in dev]
+            start = time.perf_counter()
+            for _ in parser.pipe(docs):
+                pass
+            times[name].append(time.perf_counter() - start)
+        common.log(f"round {r + 1}: " + ", ".join(f"{n} {times[n][-1]:.2f}s" for n in systems))
+    result = {
+        "command": "python benchmarks/bench_order_speed.py " + " ".join(argv or sys.argv[1:]),
+        "machine": common.machine_info(),
+        "commit": common._git("rev-parse", "HEAD"),
+        "dev_words": n_words,
+        "seconds": times,
+        "words_per_second_median": {n: n_words / statistics.median(t) for n, t in times.items()},
+        "slowdown_o2_vs_o1_median_of_ratios": {
+            dec: statistics.median(
+                b / a for a, b in zip(times[f"o1-{dec}"], times[f"o2-{dec}"]))
+            for dec in ("eisner", "chu_liu_edmonds")
+        },
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(result, indent=1))
+    wps = result["words_per_second_median"]
+    print("| decoder | words/s first order | words/s second order | o2 time / o1 time |")
+    print("|---|---|---|---|")
+    for dec in ("eisner", "chu_liu_edmonds"):
+        print(f"| {dec} | {wps[f'o1-{dec}']:,.0f} | {wps[f'o2-{dec}']:,.0f} "
+              f"| {result['slowdown_o2_vs_o1_median_of_ratios'][dec]:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
