@@ -36,7 +36,8 @@ Steps: the train and dev files are converted once to DocBins under
 ``benchmarks/work/`` (``python -m spacy_mstparse convert --n-sents N``, N = 1 by default,
 reused while the source file and options are unchanged); for each learner a
 config is derived from ``configs/mst_parser.cfg`` (only
-``components.mst_parser.learner`` is replaced) and written to
+``components.mst_parser.learner`` is replaced, and the features for
+variants such as ``mira-k5-v1`` that pin them) and written to
 ``benchmarks/work/configs/``, the model is trained into
 ``benchmarks/work/<learner>/`` and evaluated. All figures, the exact commands,
 the date, the machine (``nproc``, CPU model, memory, load averages), the
@@ -95,6 +96,16 @@ def _learners() -> Dict[str, Dict[str, Any]]:
         "mira": {
             "description": "averaged 1-best MIRA (k=1), unclipped (C=null)",
             "block": {"@mst_learners": "spacy_mstparse.MIRA.v1", "C": None, "k": 1},
+        },
+        "mira-k5": {
+            "description": "averaged 5-best MIRA (k=5), unclipped (C=null)",
+            "block": {"@mst_learners": "spacy_mstparse.MIRA.v1", "C": None, "k": 5},
+        },
+        "mira-k5-v1": {
+            "description": "averaged 5-best MIRA (k=5), v1 features (no direction back-off)",
+            "block": {"@mst_learners": "spacy_mstparse.MIRA.v1", "C": None, "k": 5},
+            "features": {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+                         "tag_columns": "both", "use_morph": False, "n_buckets": 2**22},
         },
         "pa1": {
             "description": "averaged PA-I, C=0.05",
@@ -600,12 +611,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         entry: Dict[str, Any] = {
             "description": spec["description"],
             "learner": spec["block"],
+            "features": spec.get("features", "configs/mst_parser.cfg"),
             "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         }
         results["learners"][name] = entry
         try:
             config = spacy.util.load_config(BASE_CONFIG)
             config["components"]["mst_parser"]["learner"] = dict(spec["block"])
+            if "features" in spec:
+                config["components"]["mst_parser"]["features"] = dict(spec["features"])
             cfg_path = work / "configs" / f"{name}.cfg"
             cfg_path.parent.mkdir(parents=True, exist_ok=True)
             config.to_disk(cfg_path)

@@ -68,6 +68,17 @@ def test_hand_computed_arc_features(nlp):
     expected = sorted([b % N_BUCKETS for b in bases] + [mix(b, dd) % N_BUCKETS for b in bases])
     got = sorted(int(x) for x in feats.arc_features(s, 2, 1))
     assert got == expected
+    # direction_backoff adds each base conjoined with the direction alone:
+    # 16 = child left of its head, 17 = right.
+    backoff = FirstOrderFeatures(N_BUCKETS, 1, False, True)
+    left = sorted(expected + [mix(b, 16) % N_BUCKETS for b in bases])
+    assert sorted(int(x) for x in backoff.arc_features(s, 2, 1)) == left
+    # the same templates for John <- saw's mirror image: saw (2) -> Mary (3)
+    # is a right attachment at distance 1 (direction/distance code 8)
+    right = backoff.arc_features(s, 2, 3)
+    assert mix(mix3(T["HWP"], hW, hP), 17) % N_BUCKETS in right
+    assert mix(mix3(T["HWP"], hW, hP), 8) % N_BUCKETS in right
+    assert mix(mix3(T["HWP"], hW, hP), 16) % N_BUCKETS not in right
 
 
 def test_in_between_prefix_and_root_features(nlp):
@@ -108,14 +119,16 @@ def test_morph_features(nlp):
     assert len(feats.arc_features(s, 2, 1)) - len(plain.arc_features(s, 2, 1)) == 2 * (1 + 2 + 2)
 
 
-@pytest.mark.parametrize("tag_columns,use_morph", [("upos", False), ("both", True)])
-def test_score_matrix_equals_sum_of_feature_weights(nlp, tag_columns, use_morph):
+@pytest.mark.parametrize("tag_columns,use_morph,backoff",
+                         [("upos", False, False), ("both", True, False), ("both", False, True)])
+def test_score_matrix_equals_sum_of_feature_weights(nlp, tag_columns, use_morph, backoff):
     words = "The quick brown foxes , which were jumping , saw the extraordinarily lazy dogs".split()
     pos = ["DET", "ADJ", "ADJ", "NOUN", "PUNCT", "PRON", "AUX", "VERB", "PUNCT", "VERB", "DET",
            "ADV", "ADJ", "NOUN"]
     morphs = ["Number=Plur" if p == "NOUN" else "" for p in pos]
     s = encode(nlp, words, pos, tag_columns, morphs, use_morph)
-    feats = FirstOrderFeatures(N_BUCKETS, 2 if tag_columns == "both" else 1, use_morph)
+    feats = FirstOrderFeatures(N_BUCKETS, 2 if tag_columns == "both" else 1, use_morph, backoff)
+    assert feats.n_conjunctions == (3 if backoff else 2)
     w = numpy.random.RandomState(1).randn(N_BUCKETS).astype("float32")
     scores = feats.score(s, w, 0.5)
     n = len(words)

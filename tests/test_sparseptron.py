@@ -42,11 +42,11 @@ def reads_words(gid):
                for part in name.split("+"))
 
 
-@pytest.mark.parametrize("use_morph", [False, True])
-def test_grouped_ids_equal_tree_features(nlp, use_morph):
+@pytest.mark.parametrize("use_morph,backoff", [(False, False), (True, False), (False, True)])
+def test_grouped_ids_equal_tree_features(nlp, use_morph, backoff):
     morphs = ["Case=Nom", "Number=Sing", "", "Number=Plur", "", "Number=Sing", ""]
     s = encode(nlp, ["Wonderful"] + WORDS[1:], POS, TAGS, morphs=morphs, use_morph=use_morph)
-    f = FirstOrderFeatures(2**20, 2, use_morph)
+    f = FirstOrderFeatures(2**20, 2, use_morph, backoff)
     rng = np.random.default_rng(0)
     for heads in [HEADS] + [np.r_[-1, rng.integers(0, 8, 7)].astype("int32") for _ in range(5)]:
         heads[1:][heads[1:] == np.arange(1, 8)] = 0
@@ -96,11 +96,12 @@ def test_changing_a_tag_changes_only_that_columns_groups(nlp, column):
             assert ga[g] == gb[g], name
 
 
-def test_group_map_covers_every_arc(nlp):
+@pytest.mark.parametrize("backoff", [False, True])
+def test_group_map_covers_every_arc(nlp, backoff):
     """fill_group_map gives every bucket of every candidate arc a group: the
     group of the bucket's template, or (hash collision) one of its groups."""
     s = encode(nlp, WORDS, POS, TAGS)
-    f = FirstOrderFeatures(2**22, 2, False)
+    f = FirstOrderFeatures(2**22, 2, False, backoff)
     group_map = np.full(f.n_buckets, fg.UNASSIGNED, dtype=np.uint8)
     collisions = fg.fill_group_map(f, s, group_map)
     # Reference: all arcs, enumerated as "trees" h -> every other word.

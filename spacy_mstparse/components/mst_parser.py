@@ -71,10 +71,11 @@ DEFAULT_CONFIG = {
         "C": 0.05,
     },
     "features": {
-        "@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+        "@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
         "tag_columns": "both",
         "use_morph": False,
         "n_buckets": 2**22,
+        "direction_backoff": True,
     },
     "label_buckets": 2**17,
     "max_sentence_length": 250,
@@ -606,6 +607,8 @@ class MSTParser(Pipe):
                 "Retrain the pipeline or install the matching spacy-mstparse version."
             )
         saved = cfg.get("features", {})
+        if saved:
+            saved = FeatureConfig.normalize(saved)
         if saved and saved != self.features.to_dict():
             raise ValueError(
                 f"[{self.name}] {where} was trained with features {saved} but the config "

@@ -22,7 +22,7 @@ from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 import numpy
 
-from .first_order cimport FirstOrderFeatures
+from .first_order cimport FirstOrderFeatures, dd_code, direction_code
 from .hashing cimport mix
 from .sentence cimport Sentence
 
@@ -91,19 +91,6 @@ def group_ids(int n_tagsets, bint use_morph):
         else:
             ids.extend(t * TAGSET_STRIDE + template for t in range(n_tagsets))
     return sorted(ids)
-
-
-cdef inline int dd_code(int h, int c) noexcept nogil:
-    # Same as first_order.pyx: direction and distance bin as 1..14.
-    cdef int dist = c - h if c > h else h - c
-    cdef int b
-    if dist <= 5:
-        b = dist - 1
-    elif dist <= 10:
-        b = 5
-    else:
-        b = 6
-    return 1 + b + (7 if c > h else 0)
 
 
 cdef inline void add_between(uint64_t* between, int* n_between, uint64_t tag) noexcept nogil:
@@ -202,8 +189,8 @@ def tree_features_grouped(FirstOrderFeatures f, Sentence s, const int32_t[:] hea
         if not (0 <= heads[c] <= s.n) or heads[c] == c:
             raise ValueError(f"invalid head {heads[c]} for word {c}")
     cdef int cap = f.capacity(s)
-    ids = numpy.empty(max(1, s.n) * 2 * cap, dtype="uint64")
-    groups = numpy.empty(max(1, s.n) * 2 * cap, dtype="uint8")
+    ids = numpy.empty(max(1, s.n) * 3 * cap, dtype="uint64")
+    groups = numpy.empty(max(1, s.n) * 3 * cap, dtype="uint8")
     cdef uint64_t[::1] res = ids
     cdef uint8_t[::1] gres = groups
     cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
@@ -229,6 +216,10 @@ def tree_features_grouped(FirstOrderFeatures f, Sentence s, const int32_t[:] hea
                 gres[total] = gbuf[j]
                 gres[total + 1] = gbuf[j]
                 total += 2
+                if f.direction_backoff:
+                    res[total] = mix(buf[j], direction_code(dd)) & mask
+                    gres[total] = gbuf[j]
+                    total += 1
     free(buf); free(gbuf); free(between)
     if bad:
         raise RuntimeError("feature_groups.pyx is out of step with first_order.pyx's templates")
@@ -277,6 +268,11 @@ def fill_group_map(FirstOrderFeatures f, Sentence s, uint8_t[::1] group_map):
                 for dd in range(1, 15):
                     if codes[dd]:
                         collisions += _assign(group_map, buf, gbuf, k, mask, dd)
+                if f.direction_backoff:
+                    for dd in range(1, 15, 7):  # first code of each direction
+                        if any_code(codes, dd, dd + 7):
+                            collisions += _assign(group_map, buf, gbuf, k, mask,
+                                                  direction_code(dd))
             if bad:
                 break
         # Pair templates: every arc, the in-between tag set growing with the
@@ -298,10 +294,21 @@ def fill_group_map(FirstOrderFeatures f, Sentence s, uint8_t[::1] group_map):
                     break
                 collisions += _assign(group_map, buf, gbuf, k, mask, 0)
                 collisions += _assign(group_map, buf, gbuf, k, mask, dd_code(h, c))
+                if f.direction_backoff:
+                    collisions += _assign(group_map, buf, gbuf, k, mask,
+                                          direction_code(dd_code(h, c)))
     free(buf); free(gbuf); free(between)
     if bad:
         raise RuntimeError("feature_groups.pyx is out of step with first_order.pyx's templates")
     return collisions
+
+
+cdef inline bint any_code(const bint* codes, int start, int stop) noexcept nogil:
+    cdef int dd
+    for dd in range(start, stop):
+        if codes[dd]:
+            return True
+    return False
 
 
 cdef inline long _assign(uint8_t[::1] group_map, const uint64_t* buf, const uint8_t* gbuf,

@@ -1,12 +1,26 @@
 from libc.stdint cimport uint64_t
 
+from .distance cimport direction_distance
 from .sentence cimport Sentence
+
+
+cdef inline int dd_code(int h, int c) noexcept nogil:
+    """Direction (child right or left of head) and distance bin, as 1..14:
+    the code every first-order feature is conjoined with."""
+    return 1 + direction_distance(h, c)
+
+
+cdef inline uint64_t direction_code(int dd) noexcept nogil:
+    """The direction-only code (16 = child left of head, 17 = right) of a
+    direction/distance code, used under ``direction_backoff``."""
+    return 16 + (1 if dd > 7 else 0)
 
 
 cdef class FirstOrderFeatures:
     cdef readonly uint64_t n_buckets
     cdef readonly int n_tagsets
     cdef readonly bint use_morph
+    cdef readonly bint direction_backoff
     cdef uint64_t mask
 
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil

@@ -28,6 +28,7 @@ import numpy
 
 from spacy.strings import get_string_id
 
+from .distance cimport direction_distance
 from .hashing cimport mix, mix3
 from .sentence cimport Sentence
 
@@ -54,15 +55,7 @@ cdef inline uint64_t _dir(int s, int c) noexcept nogil:
 
 cdef inline uint64_t _dir_dist(int s, int c) noexcept nogil:
     """Direction and binned distance (1..5, 6-10, >10) as 3..16."""
-    cdef int dist = c - s if c > s else s - c
-    cdef int bin
-    if dist <= 5:
-        bin = dist - 1
-    elif dist <= 10:
-        bin = 5
-    else:
-        bin = 6
-    return 3 + bin + (7 if c > s else 0)
+    return 3 + direction_distance(s, c)
 
 
 cdef class SiblingFeatures:
