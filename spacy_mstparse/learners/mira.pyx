@@ -66,41 +66,28 @@ cdef class MIRA(OnlineLearner):
         loss[0] = max(0.0, n_wrong - margin)
         return single_constraint_tau(<double>n_wrong, margin, sq_norm, self.C)
 
-    def step(self, WeightTable table, list batch):
-        """One update per sentence; items that are lists of constraints (the
-        k best trees) are solved jointly by Hildreth's algorithm."""
-        single = []
-        cdef long total_wrong = 0, n_updates = 0
-        cdef double tau_sum = 0.0, loss_sum = 0.0
-        for item in batch:
-            if not isinstance(item, list):
-                item = [item]
-            constraints = [c for c in item if c[0].shape[0] > 0]
-            total_wrong += item[0][2] if item else 0
-            if len(constraints) <= 1:
-                stats = OnlineLearner.step(self, table, [constraints[0] if constraints
-                                                         else _EMPTY])
-                n_updates += stats["n_updates"]
-                tau_sum += stats["tau"]
-                loss_sum += stats["loss"]
-                continue
-            alpha, loss = self.solve(table, constraints)
+    cdef double sentence_step(self, WeightTable table, object item, double* loss,
+                              long* n_wrong) except -1.0:
+        """One sentence: an item that is a list of constraints (the k best
+        trees) is solved jointly by Hildreth's algorithm; a single one by the
+        closed form of ``OnlineLearner``."""
+        if not isinstance(item, list):
+            return OnlineLearner.sentence_step(self, table, item, loss, n_wrong)
+        cdef double tau
+        cdef long ignored
+        constraints = [c for c in item if c[0].shape[0] > 0]
+        if len(constraints) <= 1:
+            tau = OnlineLearner.sentence_step(
+                self, table, constraints[0] if constraints else _EMPTY, loss, &ignored)
+        else:
+            alpha, loss[0] = self.solve(table, constraints)
             for c, a in zip(constraints, alpha):
                 if a > 0.0:
                     table.add(c[0], c[1], a)
-            if alpha.max() > 0.0:
-                n_updates += 1
-            tau_sum += alpha.sum()
-            loss_sum += loss
-            table.tick()
-        n = len(batch)
-        return {
-            "n_sentences": n,
-            "n_wrong": total_wrong,
-            "n_updates": n_updates,
-            "tau": tau_sum / n if n else 0.0,
-            "loss": loss_sum / n if n else 0.0,
-        }
+            tau = alpha.sum()
+        # wrong heads of the best tree (the first item), whatever was updated
+        n_wrong[0] = item[0][2] if item else 0
+        return tau
 
     @property
     def k_best(self):

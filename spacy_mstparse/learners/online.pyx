@@ -3,7 +3,8 @@
 One step per sentence, as in Figure 3 of McDonald et al. (2005): compute the
 step size tau for x = phi(gold) - phi(predicted), set w += tau x, then tick
 the averaging clock (every sentence counts in the average, updated or not).
-Subclasses define only ``step_size``.
+Subclasses define ``step_size``; a learner whose step items are not single
+``(idx, val, n_wrong)`` tuples (k-best MIRA) overrides ``sentence_step``.
 """
 from libc.stdint cimport uint64_t
 
@@ -24,25 +25,38 @@ cdef class OnlineLearner:
         loss[0] = 0.0
         return 0.0
 
+    cdef double sentence_step(self, WeightTable table, object item, double* loss,
+                              long* n_wrong) except -1.0:
+        """Update w for one sentence's ``(idx, val, n_wrong)`` (no tick).
+        Returns the step taken (0 when w is unchanged); sets the learner's
+        loss and the number of wrong heads."""
+        cdef const uint64_t[:] idx = item[0]
+        cdef const double[:] val = item[1]
+        cdef double sq = sparse_sq_norm(val)
+        cdef double tau = 0.0
+        n_wrong[0] = item[2]
+        loss[0] = 0.0
+        if sq > 0.0:
+            tau = self.step_size(table, idx, val, n_wrong[0], sq, loss)
+            if tau > 0.0:
+                table.add(idx, val, tau)
+            else:
+                tau = 0.0
+        return tau
+
     def step(self, WeightTable table, list batch):
-        """For each ``(idx, val, n_wrong)``: w += tau x, then tick. Returns the
+        """For each sentence's item: w += tau x, then tick. Returns the
         number of sentences, wrong heads and updates, the mean tau and the
         mean loss (the learner's own: margin loss for MIRA/PA)."""
-        cdef const uint64_t[:] idx
-        cdef const double[:] val
         cdef long n_wrong, total_wrong = 0, n_updates = 0
-        cdef double sq, tau, loss, tau_sum = 0.0, loss_sum = 0.0
+        cdef double tau, loss, tau_sum = 0.0, loss_sum = 0.0
         for item in batch:
-            idx, val, n_wrong = item[0], item[1], item[2]
+            tau = self.sentence_step(table, item, &loss, &n_wrong)
             total_wrong += n_wrong
-            sq = sparse_sq_norm(val)
-            if sq > 0.0:
-                tau = self.step_size(table, idx, val, n_wrong, sq, &loss)
-                loss_sum += loss
-                if tau > 0.0:
-                    table.add(idx, val, tau)
-                    n_updates += 1
-                    tau_sum += tau
+            loss_sum += loss
+            if tau > 0.0:
+                n_updates += 1
+                tau_sum += tau
             table.tick()
         n = len(batch)
         return {
