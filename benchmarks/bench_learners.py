@@ -64,6 +64,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -163,18 +164,31 @@ def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
 
 
-def run_measured(cmd: Sequence[str], log_path: Path, cwd: Path = REPO_ROOT) -> Dict[str, Any]:
+def run_measured(cmd: Sequence[str], log_path: Path, cwd: Path = REPO_ROOT,
+                 cap_seconds: Optional[float] = None) -> Dict[str, Any]:
     """Run ``cmd`` (cwd = repo root, stdout+stderr to ``log_path``), reap it
     with ``os.wait4`` and return its exit code, wall time, CPU times and peak
-    RSS (that child's own rusage)."""
+    RSS (that child's own rusage). With ``cap_seconds`` the child gets
+    SIGTERM once it has run that long (``capped`` in the result says so)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
+    capped = False
     with open(log_path, "wb") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(list(cmd), cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
                                 env=CHILD_ENV)
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            if cap_seconds is None:
+                _, status, usage = os.wait4(proc.pid, 0)
+            else:
+                while True:
+                    pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                    if pid:
+                        break
+                    if not capped and time.perf_counter() - start > cap_seconds:
+                        capped = True
+                        proc.send_signal(signal.SIGTERM)
+                    time.sleep(0.5)
         except BaseException:
             proc.kill()
             proc.wait()
@@ -184,6 +198,8 @@ def run_measured(cmd: Sequence[str], log_path: Path, cwd: Path = REPO_ROOT) -> D
     return {
         "command": display_command(cmd),
         "returncode": proc.returncode,
+        "capped": capped,
+        "cap_seconds": cap_seconds,
         "wall_seconds": wall,
         "user_seconds": usage.ru_utime,
         "system_seconds": usage.ru_stime,
@@ -313,7 +329,7 @@ def _git(*args: str) -> Optional[str]:
         return None
 
 
-def write_dist_info(dest: Path) -> None:
+def write_dist_info(dest: Path) -> Path:
     """Give the snapshot its own ``spacy_mstparse-*.dist-info`` with the entry
     points of its own pyproject.toml. It comes first on ``sys.path``, and
     importlib.metadata keeps the first distribution of a name, so spaCy's
@@ -334,6 +350,7 @@ def write_dist_info(dest: Path) -> None:
         lines += [f"{name} = {target}" for name, target in entries.items()]
         lines.append("")
     (info / "entry_points.txt").write_text("\n".join(lines))
+    return info
 
 
 def make_snapshot(work: Path) -> Dict[str, Any]:

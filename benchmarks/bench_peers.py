@@ -63,9 +63,7 @@ import argparse
 import datetime
 import json
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -198,64 +196,9 @@ def score_conllu(pred_path: Path, gold_path: Path) -> Dict[str, Any]:
 
 
 def run_capped(cmd: Sequence[str], log_path: Path, cap_seconds: Optional[float]) -> Dict[str, Any]:
-    """Like ``bench_learners.run_measured`` (exact rusage of this child via
-    ``os.wait4``), but the child gets SIGTERM after ``cap_seconds``."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    load_before = os.getloadavg()
-    capped = False
-    with open(log_path, "wb") as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(list(cmd), cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                env=common.CHILD_ENV)
-        try:
-            while True:
-                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
-                    break
-                if cap_seconds is not None and not capped and time.perf_counter() - start > cap_seconds:
-                    capped = True
-                    proc.send_signal(signal.SIGTERM)
-                time.sleep(0.5)
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return {
-        "command": display_command(cmd),
-        "returncode": proc.returncode,
-        "capped": capped,
-        "cap_seconds": cap_seconds,
-        "wall_seconds": wall,
-        "user_seconds": usage.ru_utime,
-        "system_seconds": usage.ru_stime,
-        "peak_rss_mb": usage.ru_maxrss / 1024.0,
-        "loadavg_before": list(load_before),
-        "log": rel(log_path),
-    }
-
-
-def pin_snapshot_entry_points(snapshot: Path) -> Path:
-    """Give the ``--snapshot`` copy its own ``spacy_mstparse`` dist-info with
-    the entry points of ITS pyproject.toml. It comes first on the children's
-    ``PYTHONPATH``, and ``importlib.metadata`` keeps the first distribution of
-    a name, so spaCy then sees the snapshot's factories and registries, not
-    the shared editable install's (which may name uncommitted modules)."""
-    import tomllib
-
-    project = tomllib.loads((snapshot / "pyproject.toml").read_text())["project"]
-    dist = snapshot / f"spacy_mstparse-{project['version']}.dist-info"
-    dist.mkdir(exist_ok=True)
-    (dist / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
-    lines: List[str] = []
-    for group, points in project.get("entry-points", {}).items():
-        lines.append(f"[{group}]")
-        lines.extend(f"{name} = {target}" for name, target in points.items())
-        lines.append("")
-    (dist / "entry_points.txt").write_text("\n".join(lines))
-    return dist
+    """``bench_learners.run_measured`` (exact rusage of this child via
+    ``os.wait4``) with SIGTERM to the child after ``cap_seconds``."""
+    return common.run_measured(cmd, log_path, cap_seconds=cap_seconds)
 
 
 # ---------------------------------------------------------------------------
@@ -582,7 +525,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     started = datetime.datetime.now().astimezone()
     if args.snapshot:
         code = common.make_snapshot(REPO_ROOT / "benchmarks" / "work")
-        code["entry_points"] = rel(pin_snapshot_entry_points(REPO_ROOT / code["path"]))
+        code["entry_points"] = rel(common.write_dist_info(REPO_ROOT / code["path"]))
     else:
         code = common.working_tree_code()
 
