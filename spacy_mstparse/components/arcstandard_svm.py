@@ -27,7 +27,6 @@ lower-cased words and a rare-word cut-off. Differences from the seed:
 Input: words and the POS column ``tag_column`` (XPOS in ``token.tag`` as in
 the seed, or UPOS in ``token.pos``); sentences as for ``mst_parser``.
 """
-import warnings
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -35,15 +34,13 @@ import numpy
 import srsly
 from spacy.attrs import DEP, HEAD, LOWER, POS, SENT_START, TAG
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
-from spacy.util import SimpleFrozenList, ensure_path, logger, minibatch
+from spacy.util import SimpleFrozenList, ensure_path, logger
 from spacy.vocab import Vocab
 from wasabi import msg
 
-from .. import __version__
 from ..decoders.trees import is_projective
 from ..scoring import score_parse
 from ..transition.arc_standard import oracle
@@ -51,9 +48,9 @@ from ..transition.features import ALL_GROUPS, ROOT_WORD, UNK_WORD, group_mask, p
 from ..transition.parser import ArcStandardModel
 from ..transition.svm import OneVsRestSVM
 from ..transition.svm import _rebuild as rebuild_svm
+from .base import DependencyPipe
 
 FORMAT_VERSION = 1
-SENTENCE_FINAL = frozenset([".", "!", "?", "...", "…", "!!", "??", "?!", "!?"])
 TAG_ATTRS = {"xpos": TAG, "upos": POS}
 NONPROJECTIVE = ("lift", "drop")
 MOVES = {"S": 0, "L": 1, "R": 2}
@@ -149,7 +146,7 @@ def make_arcstandard_svm(
     )
 
 
-class ArcStandardSVM(Pipe):
+class ArcStandardSVM(DependencyPipe):
     """Greedy arc-standard dependency parser with a one-vs-rest SVM oracle."""
 
     def __init__(
@@ -230,13 +227,7 @@ class ArcStandardSVM(Pipe):
 
     # -- spaCy training-loop protocol (as mst_parser) ---------------------
     model = True
-
-    @property
-    def is_trainable(self) -> bool:
-        return True
-
-    def use_params(self, params):
-        yield
+    FORMAT_VERSION = FORMAT_VERSION
 
     def finish_update(self, sgd) -> None:
         pass
@@ -559,10 +550,9 @@ class ArcStandardSVM(Pipe):
         validate_examples(examples, "ArcStandardSVM.update")
         self._require_initialized()
         if self.cfg["converged"]:
-            self._warn_once(
-                "converged",
-                None,
-            )
+            if "converged" not in self._warned:
+                self._warned.add("converged")
+                logger.info("[%s] training has converged; update() does nothing", self.name)
             return losses
         model = self.transition_model
         self._pred_model = self._pred_weights = None
@@ -628,41 +618,6 @@ class ArcStandardSVM(Pipe):
             )
 
     # -- prediction ---------------------------------------------------------------
-    def sentence_bounds(self, doc: Doc, sent_starts: Optional[numpy.ndarray] = None) -> List[Tuple[int, int]]:
-        """The (start, end) word ranges parsed as separate trees: doc.sents when
-        set, else split after sentence-final punctuation; longer than
-        max_sentence_length cut into chunks. ``sent_starts``: the doc's
-        SENT_START column if already read."""
-        n = len(doc)
-        if n == 0:
-            return []
-        if sent_starts is None:
-            sent_starts = doc.to_array(SENT_START).reshape(-1)
-        if n > 1 and sent_starts[1:].any():
-            starts = numpy.flatnonzero(sent_starts == 1).tolist()
-            if not starts or starts[0] != 0:
-                starts.insert(0, 0)
-            spans = list(zip(starts, starts[1:] + [n]))
-        else:
-            spans = []
-            start = 0
-            for token in doc:
-                if token.text in SENTENCE_FINAL and not (
-                    token.i + 1 < n and doc[token.i + 1].text in SENTENCE_FINAL
-                ):
-                    spans.append((start, token.i + 1))
-                    start = token.i + 1
-            if start < n:
-                spans.append((start, n))
-        limit = self.cfg["max_sentence_length"]
-        if all(end - start <= limit for start, end in spans):
-            return spans
-        return [
-            (chunk, min(end, chunk + limit))
-            for start, end in spans
-            for chunk in range(start, end, limit)
-        ]
-
     def predict(self, docs: Iterable[Doc]):
         """Parse a batch: the docs' words are encoded and parsed together (one
         numpy pass and one nogil call per batch). Returns, per doc, its
@@ -725,15 +680,6 @@ class ArcStandardSVM(Pipe):
             if lifted:
                 nonproj.deprojectivize(doc)
 
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc], self.predict([doc]))
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        for batch in minibatch(stream, size=batch_size):
-            self.set_annotations(batch, self.predict(batch))
-            yield from batch
-
     def _check_tags(self, doc: Doc) -> None:
         attr = "TAG" if self.cfg["tag_column"] == "xpos" else "POS"
         if not doc.has_annotation(attr):
@@ -744,19 +690,6 @@ class ArcStandardSVM(Pipe):
                 "or train with spacy_mstparse.GoldAnnotationsCorpus.v1.",
             )
 
-    def _warn_once(self, key: str, message: Optional[str]) -> None:
-        if key not in self._warned:
-            self._warned.add(key)
-            if message is None:
-                logger.info("[%s] training has converged; update() does nothing", self.name)
-            else:
-                warnings.warn(message)
-
-    # -- scoring ------------------------------------------------------------------
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:
-        validate_examples(examples, "ArcStandardSVM.score")
-        return self.scorer(examples, **kwargs)
-
     # -- serialization --------------------------------------------------------------
     SETTINGS = ("feature_groups", "word_distance", "word_pair_limit", "rare_word_cutoff", "tag_column", "n_buckets")
 
@@ -766,8 +699,7 @@ class ArcStandardSVM(Pipe):
             **self.cfg,
             "svm_t": int(self.svm.t),
             "epoch_progress": list(self._epoch),
-            "format_version": FORMAT_VERSION,
-            "spacy_mstparse_version": __version__,
+            **self._format_header(),
         }
 
     def _arrays(self) -> Dict[str, numpy.ndarray]:
@@ -779,14 +711,7 @@ class ArcStandardSVM(Pipe):
         }
 
     def _load(self, cfg: dict, arrays: Dict[str, numpy.ndarray], where: str) -> None:
-        version = cfg.get("format_version")
-        if version != FORMAT_VERSION:
-            raise ValueError(
-                f"[{self.name}] {where} was saved by spacy-mstparse "
-                f"{cfg.get('spacy_mstparse_version', '?')} in model format {version}; this "
-                f"is spacy-mstparse {__version__}, which reads format {FORMAT_VERSION}. "
-                "Retrain the pipeline or install the matching spacy-mstparse version."
-            )
+        self._check_format(cfg, where)
         for key in self.SETTINGS:
             if key in cfg and cfg[key] != self.cfg[key]:
                 raise ValueError(
@@ -833,16 +758,14 @@ class ArcStandardSVM(Pipe):
 
     def from_disk(self, path, *, exclude=SimpleFrozenList()):
         path = ensure_path(path)
-        cfg_path = path / "cfg"
-        if not cfg_path.exists():
-            raise ValueError(f"[{self.name}] no component data at {path} (missing {cfg_path.name})")
+        cfg = self._read_cfg(path)
         arrays = {}
         for key in ("weights", "vocab", "valence", "pairs"):
             file = path / f"{key}.npy"
             if not file.exists():
                 raise ValueError(f"[{self.name}] {path} lacks {file.name}")
             arrays[key] = numpy.load(file)
-        self._load(srsly.read_json(cfg_path), arrays, str(path))
+        self._load(cfg, arrays, str(path))
         return self
 
     def __getstate__(self):

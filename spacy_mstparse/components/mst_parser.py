@@ -25,20 +25,17 @@ becomes a sentence with its own root.
 Training uses the reference (gold) sentences and needs the predicted and
 reference docs to have the same tokenization.
 """
-import warnings
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 import srsly
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
-from spacy.util import SimpleFrozenList, ensure_path, minibatch
+from spacy.util import SimpleFrozenList, ensure_path
 from spacy.vocab import Vocab
 
-from .. import __version__
 from ..decoders import (
     approximate_nonprojective,
     chu_liu_edmonds,
@@ -53,6 +50,7 @@ from ..features.second_order import SiblingFeatures
 from ..labeler.arc_labeler import ArcLabeler
 from ..learners import WeightTable, sparse_difference, sparse_weights
 from ..scoring import score_parse
+from .base import DependencyPipe
 
 # Importing the registries makes @mst_learners / @mst_features resolvable.
 from ..features import registry as _feature_registry  # noqa: F401
@@ -60,7 +58,6 @@ from ..learners import registry as _learner_registry  # noqa: F401
 
 FORMAT_VERSION = 1
 DECODERS = {"eisner": eisner, "chu_liu_edmonds": chu_liu_edmonds}
-SENTENCE_FINAL = frozenset([".", "!", "?", "...", "…", "!!", "??", "?!", "!?"])
 
 DEFAULT_CONFIG = {
     "decoder": "eisner",
@@ -140,7 +137,7 @@ def make_mst_parser(
     )
 
 
-class MSTParser(Pipe):
+class MSTParser(DependencyPipe):
     """Graph-based (maximum spanning tree) dependency parser with a labeler."""
 
     def __init__(
@@ -199,16 +196,7 @@ class MSTParser(Pipe):
     # update(). spaCy calls finish_update() only when ``model`` is not
     # True/False/None, and logs the loss of pipes that are trainable.
     model = True
-
-    @property
-    def is_trainable(self) -> bool:
-        return True
-
-    def use_params(self, params):
-        """Prediction always uses the averaged weights; spaCy's optimizer
-        averages do not apply (a plain generator, as Language.use_params
-        expects)."""
-        yield
+    FORMAT_VERSION = FORMAT_VERSION
 
     # -- labels -----------------------------------------------------------
     @property
@@ -495,30 +483,6 @@ class MSTParser(Pipe):
             )
         return self._weights
 
-    def sentence_bounds(self, doc: Doc) -> List[Tuple[int, int]]:
-        """The (start, end) word ranges parsed as separate trees."""
-        if len(doc) == 0:
-            return []
-        if doc.has_annotation("SENT_START"):
-            spans = [(s.start, s.end) for s in doc.sents]
-        else:
-            spans = []
-            start = 0
-            for token in doc:
-                if token.text in SENTENCE_FINAL and not (
-                    token.i + 1 < len(doc) and doc[token.i + 1].text in SENTENCE_FINAL
-                ):
-                    spans.append((start, token.i + 1))
-                    start = token.i + 1
-            if start < len(doc):
-                spans.append((start, len(doc)))
-        limit = self.cfg["max_sentence_length"]
-        bounds = []
-        for start, end in spans:
-            for chunk_start in range(start, end, limit):
-                bounds.append((chunk_start, min(end, chunk_start + limit)))
-        return bounds
-
     def predict(self, docs: Iterable[Doc]):
         """Heads and label ids for every sentence of every doc."""
         arc_w, label_w = self._prediction_weights()
@@ -558,15 +522,6 @@ class MSTParser(Pipe):
             array[:, 1] = [self.vocab.strings.add(d) for d in deps]
             doc.from_array(["HEAD", "DEP"], array)
 
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc], self.predict([doc]))
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        for batch in minibatch(stream, size=batch_size):
-            self.set_annotations(batch, self.predict(batch))
-            yield from batch
-
     def _check_tags(self, doc: Doc) -> None:
         needed = {"upos": ("POS",), "xpos": ("TAG",), "both": ("POS", "TAG")}
         for attr in needed[self.features.tag_columns]:
@@ -578,34 +533,16 @@ class MSTParser(Pipe):
                     "before the parser, or train with spacy_mstparse.GoldAnnotationsCorpus.v1.",
                 )
 
-    def _warn_once(self, key: str, message: str) -> None:
-        if key not in self._warned:
-            self._warned.add(key)
-            warnings.warn(message)
-
-    # -- scoring ------------------------------------------------------------
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:
-        validate_examples(examples, "MSTParser.score")
-        return self.scorer(examples, **kwargs)
-
     # -- serialization ------------------------------------------------------
     def _serial_cfg(self) -> dict:
         return {
             **self.cfg,
             "features": self.features.to_dict(),
-            "format_version": FORMAT_VERSION,
-            "spacy_mstparse_version": __version__,
+            **self._format_header(),
         }
 
     def _load_cfg(self, cfg: dict, where: str) -> None:
-        version = cfg.get("format_version")
-        if version != FORMAT_VERSION:
-            raise ValueError(
-                f"[{self.name}] {where} was saved by spacy-mstparse "
-                f"{cfg.get('spacy_mstparse_version', '?')} in model format {version}; this "
-                f"is spacy-mstparse {__version__}, which reads format {FORMAT_VERSION}. "
-                "Retrain the pipeline or install the matching spacy-mstparse version."
-            )
+        self._check_format(cfg, where)
         saved = cfg.get("features", {})
         if saved:
             saved = FeatureConfig.normalize(saved)
@@ -661,10 +598,7 @@ class MSTParser(Pipe):
 
     def from_disk(self, path, *, exclude=SimpleFrozenList()):
         path = ensure_path(path)
-        cfg_path = path / "cfg"
-        if not cfg_path.exists():
-            raise ValueError(f"[{self.name}] no component data at {path} (missing {cfg_path.name})")
-        self._load_cfg(srsly.read_json(cfg_path), str(path))
+        self._load_cfg(self._read_cfg(path), str(path))
         if (path / "arc_weights.npz").exists():
             with numpy.load(path / "arc_weights.npz") as data:
                 arc = sparse_weights.unpack(data, str(path / "arc_weights.npz"))
