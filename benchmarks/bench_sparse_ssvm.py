@@ -104,17 +104,23 @@ def run_table(args):
         vocab = spacy.blank(lang).vocab
         train_egs = examples(DATA / train_file, vocab)
         dev = examples(DATA / dev_file, vocab)
-        learners = {
-            "dense (MIRA k=1)": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 1},
-            f"sparseptron B={args.B} + MIRA": {
-                "@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": args.B,
-                "shrink_every": args.shrink_every, "sparse_epochs": args.epochs // 2},
-        }
+        learners = {}
+        if not args.no_dense:
+            learners["dense (MIRA k=1)"] = {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 1}
+        for B in (int(b) for b in str(args.B).split(",")):
+            learner = {"@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": B,
+                       "shrink_every": args.shrink_every, "sparse_epochs": args.epochs // 2}
+            if args.overlap is not None:
+                learner["overlap"] = args.overlap
+            label = f"sparseptron B={B} + MIRA" + (
+                f" (overlap={args.overlap})" if args.overlap is not None else "")
+            learners[label] = learner
+        dense = None
         for label, learner in learners.items():
             nlp, seconds = train(lang, learner, train_egs, args.epochs, "auto")
             parser = nlp.get_pipe("mst_parser")
             arc = parser._prediction_weights()[0]
-            out = WORK / f"{name}-{'sparse' if 'Sparse' in learner['@mst_learners'] else 'dense'}"
+            out = WORK / (f"{name}-sparse-B{learner['B']}" if "B" in learner else f"{name}-dense")
             nlp.to_disk(out)
             arc_file = next((out / "mst_parser").glob("arc_weights.np*"))
             scores = nlp.evaluate(dev)
@@ -132,12 +138,18 @@ def run_table(args):
                 row["groups_total"] = len(groups)
                 row["groups_kept"] = [g["name"] for g in groups if g["kept"]]
                 row["group_collisions"] = int(parser.learner.collisions)
+            if "B" not in learner:
+                dense = row
+            elif dense is not None:
+                row["uas_vs_dense"] = row["uas"] - dense["uas"]
+                row["nonzero_vs_dense_pct"] = 100 * row["nonzero"] / max(1, dense["nonzero"])
+                row["arc_file_ratio"] = dense["arc_file_bytes"] / row["arc_file_bytes"]
             rows.append(row)
             print(json.dumps({k: v for k, v in row.items() if k != "groups_kept"}), flush=True)
-        dense, sparse = rows[-2], rows[-1]
-        sparse["uas_vs_dense"] = sparse["uas"] - dense["uas"]
-        sparse["nonzero_vs_dense_pct"] = 100 * sparse["nonzero"] / max(1, dense["nonzero"])
-        sparse["arc_file_ratio"] = dense["arc_file_bytes"] / sparse["arc_file_bytes"]
+            # Partial results survive an interrupted run.
+            Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.output).write_text(json.dumps({"table": rows, "partial": True}, indent=1))
+            del nlp, parser
     return {"table": rows}
 
 
@@ -199,7 +211,10 @@ def main():
     ap.add_argument("--output", required=True)
     ap.add_argument("--treebanks", default="en_ewt,tr_imst,hu_szeged")
     ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--B", type=int, default=40)
+    ap.add_argument("--B", default="40", help="group budget(s), comma-separated")
+    ap.add_argument("--no-dense", action="store_true", help="table: sparse rows only")
+    ap.add_argument("--overlap", default=None,
+                    help="table: the sparseptron's overlap setting (default: the learner's)")
     ap.add_argument("--shrink-every", type=int, default=32)
     ap.add_argument("--n-train", type=int, default=2000, help="EWT training prefix for ssvm")
     ap.add_argument("--lam", type=float, default=1e-3)

@@ -42,7 +42,11 @@ def test_sparse_config_trains_and_saves_only_kept_groups(docbins, tmp_path):
     assert (tmp_path / "model-last" / "mst_parser" / "arc_weights.npz").exists()
     loaded = spacy.load(tmp_path / "model-last")
     arc = loaded.get_pipe("mst_parser")._prediction_weights()[0]
-    assert set(np.unique(parser.learner.group_map[arc != 0]).tolist()) <= kept
+    # Only buckets used by a kept group are non-zero (a bucket can be shared
+    # by several groups: hash collisions).
+    assert not np.any(arc[~parser.learner.kept_buckets()])
+    for b in np.flatnonzero(arc)[::100]:
+        assert set(parser.learner.bucket_groups(int(b))) & kept
     assert nlp.evaluate(dev)["dep_uas"] > 0.6
 
 

@@ -128,8 +128,9 @@ N_BUCKETS = 512
 SIZES = [40, 30, 60, 8, 20, 50, 16, 32]   # buckets per synthetic group
 
 
-def synthetic_learner(B, m, sparse_epochs, n_train, debias="MIRA"):
-    learner = Sparseptron(B=B, shrink_every=m, sparse_epochs=sparse_epochs, debias=debias)
+def synthetic_learner(B, m, sparse_epochs, n_train, debias="MIRA", overlap="any"):
+    learner = Sparseptron(B=B, shrink_every=m, sparse_epochs=sparse_epochs, debias=debias,
+                          overlap=overlap)
     learner.begin(FirstOrderFeatures(N_BUCKETS, 1, False), n_train)
     gid = np.repeat(np.arange(1, len(SIZES) + 1), SIZES).astype(np.uint8)
     learner.assign_groups(np.arange(len(gid), dtype=np.uint64), gid)
@@ -181,6 +182,80 @@ def test_sparse_stage_matches_dense_reference(B, m):
     final = learner.finalize_weights(table.current())
     assert set(np.unique(gid[final[: len(gid)] != 0]).tolist()) <= kept
     assert not learner.averaged
+
+
+def reference_overlap_shrink(w, member, B):
+    """Figure 3's shrink with overlapping groups: ``member`` is a (buckets x
+    groups) boolean matrix; norms and |F_g| over all member buckets, each
+    bucket scaled by the largest factor of its groups."""
+    norms = np.array([np.linalg.norm(w[member[:, g]]) for g in range(member.shape[1])])
+    sizes = member.sum(axis=0)
+    logs = np.array([max(1.0, math.log2(n)) if n else 1.0 for n in sizes])
+    scaled = np.sort(np.where(sizes > 0, norms / logs, 0.0))[::-1]
+    r = np.r_[scaled, np.zeros(B + 1)]
+    sigma = (r[B - 1] + r[B]) / 2
+    factor = np.array([max(0.0, 1 - sigma * lg / n) if n > 0 else 0.0
+                       for n, lg in zip(norms, logs)])
+    bucket_factor = np.where(member, factor[None, :], 0.0).max(axis=1)
+    return w * bucket_factor, factor > 0
+
+
+@pytest.mark.parametrize("overlap", ["any", "first"])
+@pytest.mark.parametrize("B,m", [(3, 1), (2, 5)])
+def test_overlapping_groups_match_dense_reference(overlap, B, m):
+    """Buckets shared by groups (hash collisions), some shared only after
+    they already carry weight: "any" keeps a bucket if one of its groups is
+    kept, "first" gives it to the first group that met it."""
+    rng = np.random.default_rng(B + 7 * m)
+    n_train, n_used, n_groups = 10, 160, 6
+    learner = Sparseptron(B=B, shrink_every=m, sparse_epochs=3, debias="MIRA", overlap=overlap)
+    learner.begin(FirstOrderFeatures(N_BUCKETS, 1, False), n_train)
+    first = rng.integers(0, n_groups, n_used)
+    member = np.zeros((N_BUCKETS, n_groups), dtype=bool)
+    member[np.arange(n_used), first] = True
+    learner.assign_groups(np.arange(n_used, dtype=np.uint64), (first + 1).astype(np.uint8))
+    table = WeightTable(N_BUCKETS)
+    w = np.zeros(N_BUCKETS)
+    for t in range(1, 3 * n_train + 1):
+        if t % 4 == 0:
+            # Another group meets a few buckets (which may carry weight now).
+            ids = rng.choice(n_used, 6, replace=False)
+            gs = rng.integers(0, n_groups, 6)
+            learner.assign_groups(ids.astype(np.uint64), (gs + 1).astype(np.uint8))
+            if overlap == "any":
+                member[ids, gs] = True
+        idx, val, n_wrong = random_update(rng, n_used)
+        learner.step(table, [(idx, val, n_wrong)])
+        if n_wrong:
+            np.add.at(w, idx.astype(int), math.sqrt(n_train / t) * val)
+        if t % m == 0 or t == 3 * n_train:
+            w, kept = reference_overlap_shrink(w, member, B)
+        if t == 3 * n_train:
+            # The switch to debiasing rescales w by one positive factor.
+            w *= (table.current() @ w) / (w @ w)
+        np.testing.assert_allclose(table.current(), w, rtol=2e-5,
+                                   atol=1e-4 * max(1e-9, np.abs(w).max()))
+    # Now debiasing: the kept buckets are those with a kept group.
+    assert learner.debiasing
+    assert sum(kept) <= B
+    kept_ids = {g + 1 for g in np.flatnonzero(kept)}
+    assert {row["id"] for row in learner.groups() if row["kept"]} == kept_ids
+    ref_mask = (member & kept[None, :]).any(axis=1)
+    assert np.array_equal(learner.kept_buckets(), ref_mask)
+    for b in rng.choice(n_used, 20, replace=False):
+        assert set(learner.bucket_groups(int(b))) == {g + 1 for g in np.flatnonzero(member[b])}
+    w = table.current().astype(np.float64)
+    for _ in range(15):
+        idx, val, n_wrong = random_update(rng, n_used)
+        learner.step(table, [(idx, val, n_wrong)])
+        x = np.zeros(N_BUCKETS)
+        np.add.at(x, idx.astype(int), val)
+        x[~ref_mask] = 0.0
+        if n_wrong and x @ x > 0:
+            w = w + max(0.0, (n_wrong - w @ x) / (x @ x)) * x
+        np.testing.assert_allclose(table.current(), w, rtol=1e-4, atol=1e-4)
+    final = learner.finalize_weights(table.averaged())
+    assert not np.any(final[~ref_mask])
 
 
 def test_debiasing_is_masked_mira_and_exactly_sparse():
@@ -240,7 +315,8 @@ def test_sparse_weights_round_trip_and_errors():
 
 # ------------------------------------------------------------ in the component
 
-def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sample_dev):
+@pytest.mark.parametrize("overlap", ["any", "first"])
+def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sample_dev, overlap):
     from spacy.training import Example
     from spacy.util import minibatch
 
@@ -251,7 +327,7 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     nlp = spacy.blank("en")
     nlp.add_pipe("mst_parser", config={"learner": {
         "@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": 12, "shrink_every": 8,
-        "sparse_epochs": 1}})
+        "sparse_epochs": 1, "overlap": overlap}})
 
     def examples(path, n):
         out = []
@@ -272,8 +348,14 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     kept = [row["id"] for row in parser.learner.groups() if row["kept"]]
     assert 0 < len(kept) <= 12
     arc = parser._prediction_weights()[0]
-    group_map = parser.learner.group_map
-    assert set(np.unique(group_map[arc != 0]).tolist()) <= set(kept)
+    if overlap == "first":
+        group_map = parser.learner.group_map
+        assert set(np.unique(group_map[arc != 0]).tolist()) <= set(kept)
+    else:
+        # Every non-zero bucket is used by a kept group (maybe others too).
+        for b in np.flatnonzero(arc)[::50]:
+            assert set(parser.learner.bucket_groups(int(b))) & set(kept)
+    assert not np.any(arc[~parser.learner.kept_buckets()])
     nlp.to_disk(tmp_path / "model")
     files = {p.name for p in (tmp_path / "model" / "mst_parser").iterdir()}
     assert "arc_weights.npz" in files and "arc_weights.npy" not in files

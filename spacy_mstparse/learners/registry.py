@@ -53,18 +53,21 @@ def make_sparseptron(
     sparse_epochs: int = 5,
     debias: str = "MIRA",
     C: Optional[float] = None,
+    overlap: str = "any",
 ):
     """Sparseptron (Smith & Martins 2013, Figure 3): perceptron steps with a
     budget of ``B`` feature groups (templates), shrunk every ``shrink_every``
     sentences, for ``sparse_epochs`` passes; then ``debias`` ("MIRA", "PA-I"
     or "none") retrains on the selected groups only. ``C`` clips the
-    debiasing step (None = unclipped; PA-I needs a value)."""
+    debiasing step (None = unclipped; PA-I needs a value). ``overlap``:
+    a hashed bucket shared by several groups is kept if "any" of them is
+    kept, or belongs to the "first" group that met it."""
     from .sparseptron import Sparseptron
 
     if C is None and debias == "PA-I":
         raise ValueError("Sparseptron: debias = 'PA-I' needs a value for C")
     return Sparseptron(B=B, shrink_every=shrink_every, sparse_epochs=sparse_epochs,
-                       debias=debias, C=float("inf") if C is None else C)
+                       debias=debias, C=float("inf") if C is None else C, overlap=overlap)
 
 
 @spacy.registry.mst_learners("spacy_mstparse.OneSlackSSVM.v1")

@@ -30,6 +30,23 @@ dropped groups, which the next shrink closes again. Larger m: less time,
 a looser budget during training (never in the returned model, which is
 shrunk at the end of the sparse stage and masked to the kept groups).
 
+Overlap. The weight table is hashed and shared by all templates, so one
+bucket can serve several groups (on full EWT with 2^22 buckets the dense model
+fills 68% of the table and the groups meet tens of millions of collisions).
+Figure 3 assumes non-overlapping groups. ``overlap`` says how a shared bucket
+is treated:
+
+* ``"first"``: it belongs to the first group that met it (training order).
+  Groups are then disjoint as in the figure, but a kept group loses every
+  shared bucket whose first owner is dropped: its weights there are zeroed at
+  each shrink and are not updated while debiasing.
+* ``"any"`` (default): each bucket records every group that met it (a 64-bit
+  membership mask). Group norms and |F_g| run over all member buckets (the
+  groups overlap), and a bucket is shrunk by the largest factor among its
+  groups, so it is zero only when every group using it is dropped; debiasing
+  updates every bucket of a kept group. The model keeps exactly the buckets
+  of the selected templates; the non-zero count says what that costs.
+
 Debiasing (the paper's recommendation): after ``sparse_epochs`` passes the
 learner keeps the selected groups fixed, restarts the averaging from the
 current weights (warm start) and trains on with single-constraint MIRA
@@ -51,10 +68,35 @@ from .mira import single_constraint_tau
 from .passive_aggressive import pa_tau
 from .weight_table cimport WeightTable
 
-DEF NG = 256         # group ids are < 128; 255 = no group
+DEF NG = 64          # at most 64 groups: one bit each in a bucket's mask
 DEF NO_GROUP = 255
+DEF N_IDS = 256      # group ids (feature_groups.pyx) are < 128
 
 DEBIAS = ("MIRA", "PA-I", "none")
+OVERLAP = ("first", "any")
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+
+cdef inline double _mask_factor(uint64_t m, const double* factor) noexcept nogil:
+    """The largest shrink factor among the groups of mask ``m``."""
+    cdef double best = 0.0
+    cdef int b
+    while m:
+        b = __builtin_ctzll(m)
+        if factor[b] > best:
+            best = factor[b]
+        m &= m - 1
+    return best
+
+
+cdef inline void _mask_add_sq(uint64_t m, double* sq, double x2) noexcept nogil:
+    cdef int b
+    while m:
+        b = __builtin_ctzll(m)
+        sq[b] += x2
+        m &= m - 1
 
 
 cdef class Sparseptron:
@@ -64,6 +106,8 @@ cdef class Sparseptron:
     B: group budget. shrink_every: sentences between two shrink steps.
     sparse_epochs: passes of the sparse stage. debias: "MIRA", "PA-I" or
     "none". C: clip of the debiasing step (MIRA: None/inf = unclipped).
+    overlap: "any" or "first", how a bucket shared by several groups counts
+    (module docstring).
     """
 
     cdef readonly int batch_size
@@ -72,6 +116,7 @@ cdef class Sparseptron:
     cdef readonly int shrink_every
     cdef readonly int sparse_epochs
     cdef readonly str debias
+    cdef readonly str overlap
     cdef readonly double C
     cdef readonly long long t            # sentences seen in the sparse stage
     cdef readonly long long n_train      # sentences per epoch
@@ -80,18 +125,25 @@ cdef class Sparseptron:
     cdef readonly long long collisions
     cdef object _order
     cdef object _features
-    cdef object _map_arr
+    cdef object _map_arr                 # first group of each bucket (uint8 id)
     cdef uint8_t[::1] _map
-    cdef double _sq[NG]                  # ||v_g||^2 of each group
-    cdef long long _size[NG]             # |F_g|: buckets assigned to g
+    cdef object _mask_arr                # groups of each bucket (uint64, one bit each)
+    cdef uint64_t[::1] _mask
+    cdef uint8_t _bit_of[N_IDS]          # group id -> bit (NO_GROUP = not met yet)
+    cdef uint8_t _id_of[NG]              # bit -> group id
+    cdef int _n_bits
+    cdef double _sq[NG]                  # ||v_g||^2 of each group (by bit)
+    cdef long long _size[NG]             # |F_g|: buckets of g
     cdef double _factor[NG]
     cdef uint8_t _kept[NG]               # 1 = group survived the last shrink
+    cdef uint64_t _kept_bits
+    cdef WeightTable _table              # the table of the last step (for new members)
     cdef bint _shrunk
     cdef double _ratio_sum               # sum of n_wrong / (||x||^2 eta) over updates
     cdef long long _n_ratio
 
     def __init__(self, int B=20, int shrink_every=32, int sparse_epochs=5,
-                 str debias="MIRA", double C=INFINITY):
+                 str debias="MIRA", double C=INFINITY, str overlap="any"):
         if B < 1:
             raise ValueError(f"Sparseptron: B (group budget) must be >= 1, got {B}")
         if shrink_every < 1:
@@ -102,6 +154,9 @@ cdef class Sparseptron:
             raise ValueError(f"Sparseptron: debias must be one of {DEBIAS}, got {debias!r}")
         if not (C > 0.0):
             raise ValueError(f"Sparseptron: C must be > 0, got {C}")
+        if overlap not in OVERLAP:
+            raise ValueError(f"Sparseptron: overlap must be one of {OVERLAP}, got {overlap!r}")
+        self.overlap = overlap
         self.B = B
         self.shrink_every = shrink_every
         self.sparse_epochs = sparse_epochs
@@ -122,7 +177,12 @@ cdef class Sparseptron:
         self._shrunk = False
         self._ratio_sum = 0.0
         self._n_ratio = 0
+        self._n_bits = 0
+        self._kept_bits = ~(<uint64_t>0)
+        for g in range(N_IDS):
+            self._bit_of[g] = NO_GROUP
         for g in range(NG):
+            self._id_of[g] = NO_GROUP
             self._sq[g] = 0.0
             self._size[g] = 0
             self._factor[g] = 1.0
@@ -163,6 +223,9 @@ cdef class Sparseptron:
         self.n_train = n_train
         self._map_arr = numpy.full(features.n_buckets, NO_GROUP, dtype=numpy.uint8)
         self._map = self._map_arr
+        self._mask_arr = numpy.zeros(features.n_buckets, dtype=numpy.uint64)
+        self._mask = self._mask_arr
+        self._table = None
         self._reset()
 
     def note_tree(self, sentence, heads):
@@ -182,30 +245,58 @@ cdef class Sparseptron:
             raise ValueError("Sparseptron: call begin_training() (nlp.initialize) first")
         if ids.shape[0] != groups.shape[0]:
             raise ValueError("ids and groups differ in length")
+        cdef uint64_t bit, m
+        cdef double x
+        cdef bint first = self.overlap == "first"
+        cdef bint has_table = self._table is not None
         nb = <uint64_t>self._map.shape[0]
         for i in range(ids.shape[0]):
             if ids[i] >= nb or groups[i] == NO_GROUP:
                 raise ValueError(f"invalid bucket {ids[i]} or group {groups[i]}")
+            if self._bit_of[groups[i]] == NO_GROUP:
+                if self._n_bits == NG:
+                    raise ValueError(f"Sparseptron: more than {NG} feature groups")
+                self._bit_of[groups[i]] = self._n_bits
+                self._id_of[self._n_bits] = groups[i]
+                self._n_bits += 1
         with nogil:
             for i in range(ids.shape[0]):
                 old = self._map[ids[i]]
+                bit = (<uint64_t>1) << self._bit_of[groups[i]]
+                m = self._mask[ids[i]]
                 if old == NO_GROUP:
                     self._map[ids[i]] = groups[i]
-                    self._size[groups[i]] += 1
                 elif old != groups[i]:
                     self.collisions += 1
+                if m & bit or (first and m):
+                    continue
+                # A new member: the bucket's weight joins the group's norm.
+                self._mask[ids[i]] = m | bit
+                self._size[self._bit_of[groups[i]]] += 1
+                if has_table:
+                    x = self._table._v[ids[i]]
+                    self._sq[self._bit_of[groups[i]]] += x * x
 
     def finalize_weights(self, weights):
         """The prediction weights with every group outside the budget set to
         zero (a no-op before the first shrink)."""
         if not self._shrunk or self._map_arr is None:
             return weights
-        lut = numpy.zeros(NG, dtype=bool)
-        for g in range(NG):
-            lut[g] = self._kept[g] != 0 and g != NO_GROUP
         out = numpy.array(weights, dtype=numpy.float32, copy=True)
-        out[~lut[self._map_arr]] = 0.0
+        out[~self.kept_buckets()] = 0.0
         return out
+
+    def kept_buckets(self):
+        """Boolean mask of the buckets that belong to a kept group (all
+        buckets with a group before the first shrink)."""
+        if self._map_arr is None:
+            raise ValueError("Sparseptron: call begin_training() (nlp.initialize) first")
+        return (self._mask_arr & numpy.uint64(self._kept_bits)) != 0
+
+    def bucket_groups(self, uint64_t bucket):
+        """The group ids that met ``bucket`` (with overlap = "first": its first)."""
+        cdef uint64_t m = self._mask[bucket]
+        return [int(self._id_of[b]) for b in range(NG) if (m >> b) & 1]
 
     # ----------------------------------------------------------------- learning
 
@@ -220,6 +311,7 @@ cdef class Sparseptron:
                 "Sparseptron: call begin_training() first (nlp.initialize does it for mst_parser)")
         if <uint64_t>table.n_buckets != <uint64_t>self._map.shape[0]:
             raise ValueError("Sparseptron: weight table and group map differ in size")
+        self._table = table
         for item in batch:
             idx, val, n_wrong = item[0], item[1], item[2]
             total_wrong += n_wrong
@@ -245,22 +337,20 @@ cdef class Sparseptron:
     cdef void _perceptron_step(self, WeightTable table, const uint64_t[:] idx,
                                const double[:] val, double eta) except *:
         cdef Py_ssize_t i, n = idx.shape[0]
-        cdef uint8_t g
         cdef double x
         for i in range(n):
-            g = self._map[idx[i]]
-            if g == NO_GROUP:
+            if self._mask[idx[i]] == 0:
                 raise ValueError(
                     f"Sparseptron: bucket {idx[i]} has no feature group; the trees of each "
                     "update must go through note_tree()")
         with nogil:
             for i in range(n):
                 x = table._v[idx[i]]
-                self._sq[self._map[idx[i]]] -= x * x
+                _mask_add_sq(self._mask[idx[i]], self._sq, -x * x)
             table.add_ptr(&idx[0], &val[0], n, eta)
             for i in range(n):
                 x = table._v[idx[i]]
-                self._sq[self._map[idx[i]]] += x * x
+                _mask_add_sq(self._mask[idx[i]], self._sq, x * x)
 
     cdef long _debias_step(self, WeightTable table, const uint64_t[:] idx,
                            const double[:] val, long n_wrong) except -1:
@@ -273,7 +363,7 @@ cdef class Sparseptron:
         cdef uint64_t[::1] fi = fidx
         cdef double[::1] fv = fval
         for i in range(n):
-            if self._kept[self._map[idx[i]]]:
+            if self._mask[idx[i]] & self._kept_bits:
                 fi[k] = idx[i]
                 fv[k] = val[i]
                 sq += val[i] * val[i]
@@ -298,7 +388,7 @@ cdef class Sparseptron:
         norms = numpy.zeros(NG, dtype=numpy.float64)
         logs = numpy.ones(NG, dtype=numpy.float64)
         for g in range(NG):
-            if g != NO_GROUP and self._size[g] > 0:
+            if self._size[g] > 0:
                 norms[g] = sqrt(max(self._sq[g], 0.0))
                 logs[g] = max(1.0, log2(<double>self._size[g]))
         scaled_arr = numpy.sort(norms / logs)[::-1]
@@ -313,6 +403,10 @@ cdef class Sparseptron:
             else:
                 self._factor[g] = 0.0 if sigma > 0.0 else 1.0
             self._kept[g] = 1 if (self._factor[g] > 0.0 and norms[g] > 0.0) else 0
+        self._kept_bits = 0
+        for g in range(NG):
+            if self._kept[g]:
+                self._kept_bits |= (<uint64_t>1) << g
         with nogil:
             self._apply_factors(table)
         self._shrunk = True
@@ -320,26 +414,29 @@ cdef class Sparseptron:
         return sigma
 
     cdef void _apply_factors(self, WeightTable table) noexcept nogil:
-        """v_f *= factor[group(f)] for every non-zero v_f (flushing the
-        averaging accumulators first), recomputing the group norms exactly."""
+        """v_f *= factor of f for every non-zero v_f (flushing the averaging
+        accumulators first), recomputing the group norms exactly. The factor
+        of a bucket is the largest among its groups (one group with overlap =
+        "first")."""
         cdef Py_ssize_t f
         cdef int g
         cdef double S = table.cum_scale, fac, total = 0.0
         cdef float x
+        cdef uint64_t m
         for g in range(NG):
             self._sq[g] = 0.0
         for f in range(table.n_buckets):
             if table._v[f] == 0.0:
                 continue
-            g = self._map[f]
-            fac = self._factor[g]
+            m = self._mask[f]
+            fac = _mask_factor(m, self._factor)
             if fac != 1.0:
                 table._acc[f] += table._v[f] * (S - table._stamp[f])
                 table._stamp[f] = S
                 x = <float>(table._v[f] * fac)
                 table._v[f] = x
             x = table._v[f]
-            self._sq[g] += (<double>x) * x
+            _mask_add_sq(m, self._sq, (<double>x) * x)
             total += (<double>x) * x
         table.sq_norm_v = total
 
@@ -367,7 +464,7 @@ cdef class Sparseptron:
         """Groups with non-zero weights now (after a shrink: the kept ones)."""
         cdef int g, n = 0
         for g in range(NG):
-            if g != NO_GROUP and self._size[g] > 0 and self._sq[g] > 0.0 and (
+            if self._size[g] > 0 and self._sq[g] > 0.0 and (
                     self._kept[g] or not self._shrunk):
                 n += 1
         return n
@@ -378,8 +475,9 @@ cdef class Sparseptron:
         cdef int g
         rows = []
         for g in range(NG):
-            if g != NO_GROUP and self._size[g] > 0:
-                rows.append({"id": g, "name": _fg.group_name(g), "size": int(self._size[g]),
+            if self._size[g] > 0:
+                rows.append({"id": int(self._id_of[g]), "name": _fg.group_name(self._id_of[g]),
+                             "size": int(self._size[g]),
                              "norm": sqrt(max(self._sq[g], 0.0)),
                              "kept": bool(self._kept[g]) if self._shrunk else True})
         return rows
@@ -390,4 +488,5 @@ cdef class Sparseptron:
 
     def __repr__(self):
         return (f"Sparseptron(B={self.B}, shrink_every={self.shrink_every}, "
-                f"sparse_epochs={self.sparse_epochs}, debias={self.debias!r}, C={self.C})")
+                f"sparse_epochs={self.sparse_epochs}, debias={self.debias!r}, C={self.C}, "
+                f"overlap={self.overlap!r})")
