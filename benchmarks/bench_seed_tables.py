@@ -11,6 +11,10 @@ Tables (see BENCHMARKS.md for the figures):
    with projective (Eisner) and non-projective (Chu-Liu-Edmonds) decoding
    side by side, and the share of the gold non-projective arcs each recovers.
 4. First vs second order: accuracy gain against parsing speed.
+5. Direction back-off ablation: systems ``mira_v1`` / ``o2_mira_v1`` are
+   ``mira`` / ``o2_mira`` with ``FirstOrderFeatures.v1`` (no direction-only
+   conjunction); ``--seed`` changes the shuffles, ``--run-suffix`` keeps
+   runs with different seeds apart.
 
 Protocol: English EWT train -> dev, Turkish IMST and Hungarian Szeged
 train -> test (the dev files choose Pegasos' lambda); gold words, sentence
@@ -64,6 +68,9 @@ TREEBANKS = {
 }
 PA_I = {"@mst_learners": "spacy_mstparse.PassiveAggressive.v1", "variant": "PA-I", "C": 0.05}
 MIRA = {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None}
+# McDonald et al. (2005)'s conjunctions only: no direction back-off
+FEATURES_V1 = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1", "tag_columns": "both",
+               "use_morph": False, "n_buckets": 2**22}
 LAMBDAS = [1e-2, 3.3e-2, 1e-3, 3.3e-3, 1e-4]
 
 
@@ -75,6 +82,9 @@ def systems(lambdas: List[float]) -> Dict[str, Dict[str, Any]]:
         "o2_pa": {"order": 2, "decoder": "eisner", "learner": PA_I},
         "o2_pa_cle": {"order": 2, "decoder": "chu_liu_edmonds", "learner": PA_I},
         "o2_mira": {"order": 2, "decoder": "eisner", "learner": MIRA},
+        "mira_v1": {"order": 1, "decoder": "eisner", "learner": MIRA, "features": FEATURES_V1},
+        "o2_mira_v1": {"order": 2, "decoder": "eisner", "learner": MIRA,
+                       "features": FEATURES_V1},
     }
     for lam in lambdas:
         out[f"pegasos_{lam:g}"] = {
@@ -183,7 +193,7 @@ def worker(args) -> int:
     t0 = time.perf_counter()
     nlp.initialize(lambda: examples)
     train_seconds = time.perf_counter() - t0
-    rng = numpy.random.RandomState(0)
+    rng = numpy.random.RandomState(args.seed)
     pegasos = "Pegasos" in config["learner"]["@mst_learners"]
     curve = []
     for epoch in range(1, args.epochs + 1):
@@ -218,6 +228,7 @@ def worker(args) -> int:
         "train_words": sum(len(eg.reference) for eg in examples),
         "epochs": args.epochs,
         "batch_size": args.batch_size,
+        "shuffle_seed": args.seed,
         "load_seconds": load_seconds,
         "train_seconds": train_seconds,
         "final": curve[-1],
@@ -392,6 +403,7 @@ def parse_args(argv=None):
                    help="Pegasos grid (default: Lee et al.'s)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0, help="seed of the per-epoch shuffles")
     p.add_argument("--train-limit", type=int, default=0, help="first N training sentences only")
     p.add_argument("--quick", action="store_true", help="2 epochs, 500 training sentences")
     p.add_argument("--snapshot", action="store_true")
@@ -443,7 +455,7 @@ def main(argv=None) -> int:
     results.setdefault("invocations", []).append(
         {"command": command, "machine": common.machine_info(), "code": code,
          "protocol": {"epochs": args.epochs, "batch_size": args.batch_size,
-                      "train_limit": args.train_limit or None, "shuffle_seed": 0}})
+                      "train_limit": args.train_limit or None, "shuffle_seed": args.seed}})
     for tb in args.treebanks.split(","):
         for name in chosen:
             key = f"{tb}/{name}{args.run_suffix}"
@@ -454,6 +466,7 @@ def main(argv=None) -> int:
             cmd = [sys.executable, str(script), "--worker", "--treebank", tb, "--system", name,
                    "--system-config", json.dumps(all_systems[name]), "--epochs", str(args.epochs),
                    "--batch-size", str(args.batch_size), "--train-limit", str(args.train_limit),
+                   "--seed", str(args.seed),
                    "--worker-output", str(out), "--data-dir", str(data)]
             common.log(f"{key}: training")
             start = time.time()
