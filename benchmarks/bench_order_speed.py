@@ -8,10 +8,16 @@ depend on how long it trained) for each decoder, then times ``parser.pipe``
 over EWT dev round-robin, ``--runs`` times each, and reports the median
 words/s and the ratios within the same round. One process, one core.
 
+``--systems`` picks other parsers to time against each other, e.g. the
+first-order parser with and without the direction back-off features
+(``o1-eisner`` vs ``o1-eisner-v1``, ``FirstOrderFeatures.v1``).
+
 Usage::
 
     .venv/bin/python benchmarks/bench_order_speed.py            # ~10 min
     .venv/bin/python benchmarks/bench_order_speed.py --train-limit 2000 --runs 3
+    .venv/bin/python benchmarks/bench_order_speed.py --systems o1-eisner,o1-eisner-v1 \
+        --output benchmarks/results/direction_backoff_speed.json
 
 Output: ``benchmarks/results/order_speed.json`` and a Markdown table on stdout.
 """
@@ -26,7 +32,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_learners as common  # noqa: E402
-from bench_seed_tables import DATA, PA_I  # noqa: E402
+from bench_seed_tables import DATA, FEATURES_V1, PA_I  # noqa: E402
+
+SYSTEMS = {
+    f"o{order}-{decoder}{suffix}": {"order": order, "decoder": decoder, **extra}
+    for order in (1, 2)
+    for decoder in ("eisner", "chu_liu_edmonds")
+    for suffix, extra in (("", {}), ("-v1", {"features": FEATURES_V1}))
+}
+DEFAULT_SYSTEMS = "o1-eisner,o1-chu_liu_edmonds,o2-eisner,o2-chu_liu_edmonds"
 
 
 def main(argv=None) -> int:
@@ -34,8 +48,14 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--train-limit", type=int, default=0)
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--systems", default=DEFAULT_SYSTEMS,
+                   help=f"comma-separated, from: {', '.join(SYSTEMS)}")
     p.add_argument("--output", type=Path, default=HERE / "results" / "order_speed.json")
     args = p.parse_args(argv)
+    names = args.systems.split(",")
+    unknown = [n for n in names if n not in SYSTEMS]
+    if unknown:
+        p.error(f"unknown systems {unknown}; choose from {', '.join(SYSTEMS)}")
 
     import numpy
     import spacy
@@ -56,23 +76,19 @@ def main(argv=None) -> int:
     dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
     n_words = sum(len(d) for d in dev)
     systems = {}
-    for order in (1, 2):
-        for decoder in ("eisner", "chu_liu_edmonds"):
-            name = f"o{order}-{decoder}"
-            pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
-            parser = pipe_nlp.add_pipe(
-                "mst_parser", config={"order": order, "decoder": decoder, "learner": PA_I}
-            )
-            pipe_nlp.initialize(lambda: examples)
-            rng = numpy.random.RandomState(0)
-            start = time.perf_counter()
-            for _ in range(args.epochs):
-                idx = rng.permutation(len(examples))
-                for i in range(0, len(idx), 20):
-                    parser.update([examples[j] for j in idx[i:i + 20]])
-            parser._prediction_weights()
-            common.log(f"{name}: trained in {time.perf_counter() - start:.0f}s")
-            systems[name] = parser
+    for name in names:
+        pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
+        parser = pipe_nlp.add_pipe("mst_parser", config={**SYSTEMS[name], "learner": PA_I})
+        pipe_nlp.initialize(lambda: examples)
+        rng = numpy.random.RandomState(0)
+        start = time.perf_counter()
+        for _ in range(args.epochs):
+            idx = rng.permutation(len(examples))
+            for i in range(0, len(idx), 20):
+                parser.update([examples[j] for j in idx[i:i + 20]])
+        parser._prediction_weights()
+        common.log(f"{name}: trained in {time.perf_counter() - start:.0f}s")
+        systems[name] = parser
     times = {name: [] for name in systems}
     for r in range(args.runs):
         for name, parser in systems.items():
@@ -93,16 +109,21 @@ def main(argv=None) -> int:
             dec: statistics.median(
                 b / a for a, b in zip(times[f"o1-{dec}"], times[f"o2-{dec}"]))
             for dec in ("eisner", "chu_liu_edmonds")
+            if f"o1-{dec}" in times and f"o2-{dec}" in times
+        },
+        f"time_vs_{names[0]}_median_of_ratios": {
+            n: statistics.median(b / a for a, b in zip(times[names[0]], times[n]))
+            for n in names
         },
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(result, indent=1))
     wps = result["words_per_second_median"]
-    print("| decoder | words/s first order | words/s second order | o2 time / o1 time |")
-    print("|---|---|---|---|")
-    for dec in ("eisner", "chu_liu_edmonds"):
-        print(f"| {dec} | {wps[f'o1-{dec}']:,.0f} | {wps[f'o2-{dec}']:,.0f} "
-              f"| {result['slowdown_o2_vs_o1_median_of_ratios'][dec]:.2f}x |")
+    ratios = result[f"time_vs_{names[0]}_median_of_ratios"]
+    print(f"| parser | words/s (median of {args.runs}) | time / {names[0]} time |")
+    print("|---|---:|---:|")
+    for n in names:
+        print(f"| {n} | {wps[n]:,.0f} | {ratios[n]:.2f}x |")
     return 0
 
 
