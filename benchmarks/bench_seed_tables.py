@@ -45,7 +45,6 @@ per-epoch curve), ``benchmarks/results/seed_tables.md`` (the tables) and
 """
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
