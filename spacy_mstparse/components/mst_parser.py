@@ -62,11 +62,7 @@ DECODERS = {"eisner": eisner, "chu_liu_edmonds": chu_liu_edmonds}
 DEFAULT_CONFIG = {
     "decoder": "eisner",
     "order": 1,
-    "learner": {
-        "@mst_learners": "spacy_mstparse.PassiveAggressive.v1",
-        "variant": "PA-I",
-        "C": 0.05,
-    },
+    "learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None},
     "features": {
         "@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
         "tag_columns": "both",
@@ -163,9 +159,9 @@ class MSTParser(DependencyPipe):
         if max_sentence_length < 1:
             raise ValueError(f"[{name}] max_sentence_length must be >= 1")
         if learner is None:
-            from ..learners import PassiveAggressive
+            from ..learners import MIRA
 
-            learner = PassiveAggressive("PA-I", 0.05)
+            learner = MIRA(k=5)
         if features is None:
             features = FeatureConfig("upos", False, 2**22)
         self.vocab = vocab
