@@ -75,9 +75,13 @@ def parse_speed(nlp, dev):
     return best
 
 
-def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None):
+def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None, n_buckets=None):
     nlp = spacy.blank(lang)
-    nlp.add_pipe("mst_parser", config={"learner": learner, "decoder": decoder})
+    config = {"learner": learner, "decoder": decoder}
+    if n_buckets:
+        config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+                              "n_buckets": n_buckets}
+    nlp.add_pipe("mst_parser", config=config)
     start = time.perf_counter()
     nlp.initialize(lambda: train_egs)
     parser = nlp.get_pipe("mst_parser")
@@ -117,10 +121,13 @@ def run_table(args):
             learners[label] = learner
         dense = None
         for label, learner in learners.items():
-            nlp, seconds = train(lang, learner, train_egs, args.epochs, "auto")
+            nlp, seconds = train(lang, learner, train_egs, args.epochs, "auto",
+                                 n_buckets=args.n_buckets)
             parser = nlp.get_pipe("mst_parser")
             arc = parser._prediction_weights()[0]
             out = WORK / (f"{name}-sparse-B{learner['B']}" if "B" in learner else f"{name}-dense")
+            if args.n_buckets:
+                out = out.with_name(f"{out.name}-nb{args.n_buckets}")
             nlp.to_disk(out)
             arc_file = next((out / "mst_parser").glob("arc_weights.np*"))
             scores = nlp.evaluate(dev)
@@ -138,6 +145,8 @@ def run_table(args):
                 row["groups_total"] = len(groups)
                 row["groups_kept"] = [g["name"] for g in groups if g["kept"]]
                 row["group_collisions"] = int(parser.learner.collisions)
+                row["overlap"] = parser.learner.overlap
+                row["groups"] = groups
             if "B" not in learner:
                 dense = row
             elif dense is not None:
@@ -145,7 +154,8 @@ def run_table(args):
                 row["nonzero_vs_dense_pct"] = 100 * row["nonzero"] / max(1, dense["nonzero"])
                 row["arc_file_ratio"] = dense["arc_file_bytes"] / row["arc_file_bytes"]
             rows.append(row)
-            print(json.dumps({k: v for k, v in row.items() if k != "groups_kept"}), flush=True)
+            print(json.dumps({k: v for k, v in row.items() if k not in ("groups_kept", "groups")}),
+                  flush=True)
             # Partial results survive an interrupted run.
             Path(args.output).parent.mkdir(parents=True, exist_ok=True)
             Path(args.output).write_text(json.dumps({"table": rows, "partial": True}, indent=1))
@@ -154,34 +164,72 @@ def run_table(args):
 
 
 def run_ssvm(args):
+    from spacy_mstparse.decoders import eisner
+    from spacy_mstparse.learners.one_slack import primal_objective
+
     lang, train_file, dev_file = TREEBANKS["en_ewt"]
     vocab = spacy.blank(lang).vocab
     train_egs = examples(DATA / train_file, vocab, args.n_train)
     dev = examples(DATA / dev_file, vocab)
     curves = {}
-    for label, learner, epochs in (
-        ("pegasos", {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": args.lam, "k": 10,
-                     "averaged": True}, args.pegasos_epochs),
+    for label, learner, epochs, every in (
         ("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
-                       "eps": args.eps}, args.max_iter),
+                       "eps": args.eps}, args.max_iter, args.eval_every),
+        ("pegasos", {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": args.lam, "k": 10,
+                     "averaged": True}, args.pegasos_epochs, args.pegasos_eval_every),
     ):
         points = []
+        passes = []
+        gold = []
 
-        def on_epoch(epoch, nlp, elapsed):
-            uas = 100 * nlp.evaluate(dev)["dep_uas"]
+        def objective(nlp):
+            """Primal objective (lam/2 ||w||^2 + mean structured hinge) of the
+            prediction weights (averaged ones for Pegasos) on the training set."""
+            parser = nlp.get_pipe("mst_parser")
+            if not gold:
+                gold.extend(parser._encoded_gold(lambda: train_egs))
+            return primal_objective(parser.features.first_order, eisner, gold,
+                                    parser._prediction_weights()[0], args.lam)
+
+        def on_epoch(epoch, nlp, elapsed, every=every, epochs=epochs):
             learner_obj = nlp.get_pipe("mst_parser").learner
-            point = {"epoch": epoch + 1, "train_seconds": elapsed, "uas": uas}
+            converged = bool(getattr(learner_obj, "converged", False))
+            if getattr(learner_obj, "history", None):
+                passes.append(dict(learner_obj.history[-1], train_seconds=elapsed))
+            if (epoch + 1) % every and not converged and epoch + 1 != epochs:
+                return False
+            uas = 100 * nlp.evaluate(dev)["dep_uas"]
+            point = {"epoch": epoch + 1, "train_seconds": elapsed, "uas": uas,
+                     "objective": objective(nlp)}
             if getattr(learner_obj, "history", None):
                 point.update({k: learner_obj.history[-1][k] for k in ("primal", "dual", "gap")})
             points.append(point)
             print(label, json.dumps(point), flush=True)
-            return bool(getattr(learner_obj, "converged", False))
+            return converged
 
-        train(lang, learner, train_egs, epochs, "eisner", on_epoch=on_epoch)
-        curves[label] = {"config": learner, "points": points}
+        nlp, seconds = train(lang, learner, train_egs, epochs, "eisner", on_epoch=on_epoch,
+                             n_buckets=args.n_buckets)
+        learner_obj = nlp.get_pipe("mst_parser").learner
+        curve = {"config": learner, "points": points, "train_seconds": seconds}
+        if passes:
+            curve["history"] = passes
+            curve["converged"] = bool(learner_obj.converged)
+        curves[label] = curve
     summary = {k: {"final_uas": v["points"][-1]["uas"],
+                   "final_objective": v["points"][-1]["objective"],
                    "train_seconds": v["points"][-1]["train_seconds"],
                    "epochs": v["points"][-1]["epoch"]} for k, v in curves.items()}
+    ssvm = curves["one_slack"]
+    if "history" in ssvm:
+        last = ssvm["history"][-1]
+        summary["one_slack"].update({"converged": ssvm["converged"], "final_gap": last["gap"],
+                                     "final_dual": last["dual"], "eps": args.eps,
+                                     "eps_relative_to_primal": args.eps / last["primal"]})
+    target = summary["one_slack"]["final_uas"]
+    within = [p for p in curves["pegasos"]["points"] if abs(p["uas"] - target) <= 0.3]
+    summary["pegasos"]["first_within_0.3_of_ssvm_final"] = within[0] if within else None
+    summary["uas_difference"] = summary["pegasos"]["final_uas"] - target
+    print(json.dumps(summary, indent=1), flush=True)
     if args.png:
         try:
             import matplotlib
@@ -190,16 +238,29 @@ def run_ssvm(args):
         except ImportError:
             print("matplotlib not installed: no PNG", file=sys.stderr)
         else:
-            fig, ax = plt.subplots(figsize=(6, 4))
+            names = {"pegasos": "Pegasos-DP (k=10, averaged)", "one_slack": "1-slack S-SVM"}
+            fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
             for label, curve in curves.items():
-                ax.plot([p["train_seconds"] for p in curve["points"]],
-                        [p["uas"] for p in curve["points"]], marker="o", ms=3,
-                        label={"pegasos": "Pegasos-DP (k=10)",
-                               "one_slack": "1-slack S-SVM"}[label])
-            ax.set_xlabel("training time (s, excluding dev evaluation)")
+                xs = [p["train_seconds"] for p in curve["points"]]
+                ax.plot(xs, [p["uas"] for p in curve["points"]], marker="o", ms=3,
+                        label=names[label])
+                bx.plot(xs, [p["objective"] for p in curve["points"]], marker="o", ms=3,
+                        label=f"{names[label]}: primal")
+            if "history" in ssvm:
+                bx.plot([h["train_seconds"] for h in ssvm["history"]],
+                        [h["dual"] for h in ssvm["history"]], ls="--",
+                        label="1-slack S-SVM: dual bound")
+            ax.axhspan(target - 0.3, target + 0.3, color="grey", alpha=0.2,
+                       label="S-SVM final UAS +- 0.3")
+            ax.set_xlabel("training time (s, excluding evaluation)")
             ax.set_ylabel("EWT dev UAS")
-            ax.set_title(f"lambda = {args.lam:g}, {len(train_egs)} training sentences")
             ax.legend()
+            finals = [c["points"][-1]["objective"] for c in curves.values()]
+            bx.set_ylim(0.9 * min(finals), 1.5 * max(finals))
+            bx.set_xlabel("training time (s, excluding evaluation)")
+            bx.set_ylabel("objective")
+            bx.legend()
+            fig.suptitle(f"lambda = {args.lam:g}, first {len(train_egs)} EWT training sentences")
             fig.tight_layout()
             fig.savefig(args.png, dpi=120)
     return {"n_train": len(train_egs), "lam": args.lam, "summary": summary, "curves": curves}
@@ -213,6 +274,8 @@ def main():
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--B", default="40", help="group budget(s), comma-separated")
     ap.add_argument("--no-dense", action="store_true", help="table: sparse rows only")
+    ap.add_argument("--n-buckets", type=int, default=None,
+                    help="table: size of the hashed arc-weight table (default: the factory's)")
     ap.add_argument("--overlap", default=None,
                     help="table: the sparseptron's overlap setting (default: the learner's)")
     ap.add_argument("--shrink-every", type=int, default=32)
@@ -221,6 +284,9 @@ def main():
     ap.add_argument("--eps", type=float, default=0.01)
     ap.add_argument("--max-iter", type=int, default=60)
     ap.add_argument("--pegasos-epochs", type=int, default=20)
+    ap.add_argument("--eval-every", type=int, default=1,
+                    help="ssvm: evaluate the 1-slack model every N passes (and at the end)")
+    ap.add_argument("--pegasos-eval-every", type=int, default=1)
     ap.add_argument("--png", default=None)
     args = ap.parse_args()
     if not DATA.exists():

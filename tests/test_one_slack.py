@@ -98,6 +98,9 @@ def test_primal_matches_pegasos_and_gap_below_eps(tiny):
     assert 0.0 <= last["gap"] <= eps
     p_ssvm = primal_objective(features, eisner, data, table.current(), lam)
     assert p_ssvm == pytest.approx(last["primal"], rel=1e-5)
+    # w is rewritten on the constraints' supports only: its norm is kept.
+    w = table.current().astype(np.float64)
+    assert table.sq_norm() == pytest.approx(w @ w, rel=1e-6)
     assert last["gap"] == pytest.approx(p_ssvm - learner.dual, abs=1e-6)
     # Pegasos (full batch, last iterate) run long enough to converge.
     pegasos = Pegasos(lam=lam, k=len(data), averaged=False)

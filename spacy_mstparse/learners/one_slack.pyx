@@ -179,6 +179,9 @@ cdef class OneSlackSSVM:
         return record
 
     def _add_constraint(self, WeightTable table, double a_new, double n):
+        # The buckets of w now (every constraint's support) are cleared
+        # before w is rewritten from the new alpha (_set_w).
+        self._clear_w(table)
         idx = numpy.flatnonzero(self._acc_arr).astype(numpy.uint64)
         val = self._acc_arr[idx] / n
         m = len(self._constraints)
@@ -214,17 +217,71 @@ cdef class OneSlackSSVM:
         self._alpha = alpha
         self._dual = dual
         self.iteration += 1
+        self._acc_arr[idx] = 0.0     # the pass sum, now stored in the new constraint
         self._set_w(table)
 
+    def _clear_w(self, WeightTable table):
+        """Zero the table on the support of every constraint in W (where w
+        can be non-zero), in O(total constraint size)."""
+        cdef const uint64_t[:] ci
+        cdef Py_ssize_t i
+        if self._direct_ok(table):
+            for cidx, _, _ in self._constraints:
+                ci = cidx
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        table._v[ci[i]] = 0.0
+            table.sq_norm_v = 0.0
+
+    def _direct_ok(self, WeightTable table):
+        # The learner never ticks or rescales the table; if someone else did,
+        # fall back to the O(table) rewrite of _set_w.
+        return table.scale == 1.0 and table.n_ticks == 0 and table.cum_scale == 0.0
+
     def _set_w(self, WeightTable table):
-        """w = (1/lam) sum_j alpha_j g_j written into the table (O(table))."""
-        w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-        for (idx, val, _), alpha in zip(self._constraints, self._alpha):
+        """w = (1/lam) sum_j alpha_j g_j written into the table: accumulated
+        in float64 on the constraints' supports (cleared by _clear_w), so
+        O(total constraint size) rather than O(table) per iteration."""
+        cdef const uint64_t[:] ci
+        cdef const double[:] cv
+        cdef double[::1] acc = self._acc
+        cdef double coef, total = 0.0, x
+        cdef Py_ssize_t i
+        if not self._direct_ok(table):
+            w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
+            for (idx, val, _), alpha in zip(self._constraints, self._alpha):
+                if alpha > 0.0:
+                    w[idx] += (alpha / self.lam) * val
+            zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
+            table.set_state({"v": w.astype(numpy.float32), "acc": zeros, "stamp": zeros.copy(),
+                             "scale": 1.0, "cum_scale": 0.0, "n_ticks": 0})
+            return
+        # The pass accumulator (all zero between passes) holds the float64 sum.
+        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
             if alpha > 0.0:
-                w[idx] += (alpha / self.lam) * val
-        zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-        table.set_state({"v": w.astype(numpy.float32), "acc": zeros, "stamp": zeros.copy(),
-                         "scale": 1.0, "cum_scale": 0.0, "n_ticks": 0})
+                ci = cidx
+                cv = cval
+                coef = alpha / self.lam
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        acc[ci[i]] += coef * cv[i]
+        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
+            if alpha > 0.0:
+                ci = cidx
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        table._v[ci[i]] = <float>acc[ci[i]]
+        # Second sweep: ||v||^2 once per bucket, and the buffer back to zero.
+        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
+            if alpha > 0.0:
+                ci = cidx
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        if acc[ci[i]] != 0.0:
+                            x = table._v[ci[i]]
+                            total += x * x
+                            acc[ci[i]] = 0.0
+        table.sq_norm_v = total
 
     @property
     def dual(self):
