@@ -138,15 +138,22 @@ cdef class OneSlackSSVM:
                 "OneSlackSSVM: call begin_training() first (nlp.initialize does it for mst_parser)")
         if table.n_buckets != self._acc_arr.shape[0]:
             raise ValueError("OneSlackSSVM: weight table size differs from begin()")
+        cdef double margin
         info = None
         for item in batch:
             idx, val, n_wrong = item[0], item[1], item[2]
             total_wrong += n_wrong
-            self._loss_sum += n_wrong
             if idx.shape[0] > 0:
-                self._margin_sum += table.dot(idx, val)
-                with nogil:
-                    _scatter_add(self._acc, idx, val)
+                margin = table.dot(idx, val)
+                # The gold tree is a candidate too (violation 0): when the
+                # decoder's tree violates less, e.g. a non-projective gold
+                # tree that Eisner cannot return, the gold tree is this
+                # sentence's part of the most violated joint labelling.
+                if n_wrong - margin > 0.0:
+                    self._loss_sum += n_wrong
+                    self._margin_sum += margin
+                    with nogil:
+                        _scatter_add(self._acc, idx, val)
             self.n_seen += 1
             if self.n_seen == self.n_train:
                 info = self.end_pass(table)
@@ -159,7 +166,7 @@ cdef class OneSlackSSVM:
         if self.n_seen == 0:
             raise ValueError("OneSlackSSVM: end_pass() before any sentence of the pass")
         a_new = self._loss_sum / n
-        hinge = max(0.0, a_new - self._margin_sum / n)
+        hinge = max(0.0, a_new - self._margin_sum / n)   # every term is > 0 (step)
         sq_w = table.sq_norm()
         primal = 0.5 * self.lam * sq_w + hinge
         gap = primal - self._dual
@@ -226,6 +233,10 @@ cdef class OneSlackSSVM:
         cdef const uint64_t[:] ci
         cdef Py_ssize_t i
         if self._direct_ok(table):
+            if not self._constraints:
+                # First constraint: w is 0 + nothing learnt yet, whatever the
+                # table held before (O(table), once).
+                table.v[:] = 0.0
             for cidx, _, _ in self._constraints:
                 ci = cidx
                 with nogil:
