@@ -36,11 +36,11 @@ fills 68% of the table and the groups meet tens of millions of collisions).
 Figure 3 assumes non-overlapping groups. ``overlap`` says how a shared bucket
 is treated:
 
-* ``"first"``: it belongs to the first group that met it (training order).
+* ``"first"`` (default): it belongs to the first group that met it (training order).
   Groups are then disjoint as in the figure, but a kept group loses every
   shared bucket whose first owner is dropped: its weights there are zeroed at
   each shrink and are not updated while debiasing.
-* ``"any"`` (default): each bucket records every group that met it (a 64-bit
+* ``"any"``: each bucket records every group that met it (a 64-bit
   membership mask). Group norms and |F_g| run over all member buckets (the
   groups overlap), and a bucket is shrunk by the largest factor among its
   groups, so it is zero only when every group using it is dropped; debiasing
@@ -106,7 +106,7 @@ cdef class Sparseptron:
     B: group budget. shrink_every: sentences between two shrink steps.
     sparse_epochs: passes of the sparse stage. debias: "MIRA", "PA-I" or
     "none". C: clip of the debiasing step (MIRA: None/inf = unclipped).
-    overlap: "any" or "first", how a bucket shared by several groups counts
+    overlap: "first" or "any", how a bucket shared by several groups counts
     (module docstring).
     """
 
@@ -143,7 +143,7 @@ cdef class Sparseptron:
     cdef long long _n_ratio
 
     def __init__(self, int B=20, int shrink_every=32, int sparse_epochs=5,
-                 str debias="MIRA", double C=INFINITY, str overlap="any"):
+                 str debias="MIRA", double C=INFINITY, str overlap="first"):
         if B < 1:
             raise ValueError(f"Sparseptron: B (group budget) must be >= 1, got {B}")
         if shrink_every < 1:
