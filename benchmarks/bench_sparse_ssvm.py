@@ -166,6 +166,49 @@ def run_table(args):
     return {"table": rows}
 
 
+def run_groups(args):
+    """How the feature groups share the hashed table on the gold trees of a
+    training set: (bucket, group) pairs, distinct buckets, buckets per
+    group, and for every sparseptron row of the ``--kept-from`` JSON files
+    the number of buckets its kept groups use (any of them)."""
+    from spacy_mstparse.features import feature_groups as fg
+
+    name = args.treebanks.split(",")[0]
+    lang, train_file, _ = TREEBANKS[name]
+    nlp = spacy.blank(lang)
+    config = {}
+    if args.n_buckets:
+        config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+                              "n_buckets": args.n_buckets}
+    nlp.add_pipe("mst_parser", config=config)
+    train_egs = examples(DATA / train_file, nlp.vocab)
+    parser = nlp.get_pipe("mst_parser")
+    parser.initialize(lambda: train_egs[:10], nlp=nlp)
+    features = parser.features.first_order
+    keys = []
+    for sentence, heads in parser._encoded_gold(lambda: train_egs):
+        ids, groups = fg.tree_features_grouped(features, sentence, heads)
+        keys.append(np.unique(ids.astype(np.int64) * 256 + groups))
+    pairs = np.unique(np.concatenate(keys))
+    buckets, gids = pairs // 256, pairs % 256
+    sizes = {fg.group_name(int(g)): int((gids == g).sum()) for g in np.unique(gids)}
+    ids_of = {fg.group_name(int(g)): int(g) for g in np.unique(gids)}
+    out = {"treebank": name, "n_buckets": int(features.n_buckets), "pairs": int(len(pairs)),
+           "distinct_buckets": int(len(np.unique(buckets))),
+           "group_buckets": dict(sorted(sizes.items(), key=lambda kv: -kv[1])), "rows": []}
+    for path in filter(None, (args.kept_from or "").split(",")):
+        for row in json.loads(Path(path).read_text())["table"]:
+            if "groups_kept" not in row or row.get("n_buckets") != features.n_buckets:
+                continue
+            kept = [ids_of[g] for g in row["groups_kept"] if g in ids_of]
+            used = int(len(np.unique(buckets[np.isin(gids, kept)])))
+            out["rows"].append({"file": path, "learner": row["learner"], "nonzero": row["nonzero"],
+                                "kept_groups_gold_buckets": used,
+                                "nonzero_share_of_those": row["nonzero"] / used})
+    print(json.dumps({k: v for k, v in out.items() if k != "group_buckets"}, indent=1))
+    return out
+
+
 class BallPegasos:
     """Pegasos-DP (Lee et al. 2010, Algorithm 2) with two changes, for the
     convergence comparison only: the projection radius is sqrt(2 L(0) / lam)
@@ -323,7 +366,7 @@ def run_ssvm(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["table", "ssvm"])
+    ap.add_argument("what", choices=["table", "ssvm", "groups"])
     ap.add_argument("--output", required=True)
     ap.add_argument("--treebanks", default="en_ewt,tr_imst,hu_szeged")
     ap.add_argument("--epochs", type=int, default=10)
@@ -345,12 +388,14 @@ def main():
     ap.add_argument("--ball-pegasos", action="store_true",
                     help="ssvm: also run Pegasos-DP with radius sqrt(2 L(0)/lam) (BallPegasos)")
     ap.add_argument("--png", default=None)
+    ap.add_argument("--kept-from", default=None,
+                    help="groups: comma-separated table JSONs whose kept groups to measure")
     args = ap.parse_args()
     if not DATA.exists():
         sys.exit(f"treebanks not found at {DATA} (../shared/data/ud relative to the repo)")
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    result = run_table(args) if args.what == "table" else run_ssvm(args)
+    result = {"table": run_table, "ssvm": run_ssvm, "groups": run_groups}[args.what](args)
     result["meta"] = {
         "command": " ".join([".venv/bin/python", "benchmarks/bench_sparse_ssvm.py", *sys.argv[1:]]),
         "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,

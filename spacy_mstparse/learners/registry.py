@@ -61,7 +61,8 @@ def make_sparseptron(
     or "none") retrains on the selected groups only. ``C`` clips the
     debiasing step (None = unclipped; PA-I needs a value). ``overlap``:
     a hashed bucket shared by several groups belongs to the "first" group
-    that met it, or is kept if "any" of them is kept."""
+    that met it, or is kept if "any" of them is kept, or "refill": first
+    while selecting, any while debiasing."""
     from .sparseptron import Sparseptron
 
     if C is None and debias == "PA-I":
