@@ -75,12 +75,19 @@ def parse_speed(nlp, dev):
     return best
 
 
-def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None):
+def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None, n_buckets=None,
+          learner_obj=None):
     nlp = spacy.blank(lang)
-    nlp.add_pipe("mst_parser", config={"learner": learner, "decoder": decoder})
+    config = {"learner": learner, "decoder": decoder}
+    if n_buckets:
+        config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+                              "n_buckets": n_buckets}
+    nlp.add_pipe("mst_parser", config=config)
     start = time.perf_counter()
     nlp.initialize(lambda: train_egs)
     parser = nlp.get_pipe("mst_parser")
+    if learner_obj is not None:  # a benchmark-only learner object (BallPegasos)
+        parser.learner = learner_obj
     rng = random.Random(seed)
     order = list(train_egs)
     callback_seconds = 0.0
@@ -117,10 +124,13 @@ def run_table(args):
             learners[label] = learner
         dense = None
         for label, learner in learners.items():
-            nlp, seconds = train(lang, learner, train_egs, args.epochs, "auto")
+            nlp, seconds = train(lang, learner, train_egs, args.epochs, "auto",
+                                 n_buckets=args.n_buckets)
             parser = nlp.get_pipe("mst_parser")
             arc = parser._prediction_weights()[0]
             out = WORK / (f"{name}-sparse-B{learner['B']}" if "B" in learner else f"{name}-dense")
+            if args.n_buckets:
+                out = out.with_name(f"{out.name}-nb{args.n_buckets}")
             nlp.to_disk(out)
             arc_file = next((out / "mst_parser").glob("arc_weights.np*"))
             scores = nlp.evaluate(dev)
@@ -138,6 +148,8 @@ def run_table(args):
                 row["groups_total"] = len(groups)
                 row["groups_kept"] = [g["name"] for g in groups if g["kept"]]
                 row["group_collisions"] = int(parser.learner.collisions)
+                row["overlap"] = parser.learner.overlap
+                row["groups"] = groups
             if "B" not in learner:
                 dense = row
             elif dense is not None:
@@ -145,7 +157,8 @@ def run_table(args):
                 row["nonzero_vs_dense_pct"] = 100 * row["nonzero"] / max(1, dense["nonzero"])
                 row["arc_file_ratio"] = dense["arc_file_bytes"] / row["arc_file_bytes"]
             rows.append(row)
-            print(json.dumps({k: v for k, v in row.items() if k != "groups_kept"}), flush=True)
+            print(json.dumps({k: v for k, v in row.items() if k not in ("groups_kept", "groups")}),
+                  flush=True)
             # Partial results survive an interrupted run.
             Path(args.output).parent.mkdir(parents=True, exist_ok=True)
             Path(args.output).write_text(json.dumps({"table": rows, "partial": True}, indent=1))
@@ -153,35 +166,165 @@ def run_table(args):
     return {"table": rows}
 
 
+def run_groups(args):
+    """How the feature groups share the hashed table on the gold trees of a
+    training set: (bucket, group) pairs, distinct buckets, buckets per
+    group, and for every sparseptron row of the ``--kept-from`` JSON files
+    the number of buckets its kept groups use (any of them)."""
+    from spacy_mstparse.features import feature_groups as fg
+
+    name = args.treebanks.split(",")[0]
+    lang, train_file, _ = TREEBANKS[name]
+    nlp = spacy.blank(lang)
+    config = {}
+    if args.n_buckets:
+        config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+                              "n_buckets": args.n_buckets}
+    nlp.add_pipe("mst_parser", config=config)
+    train_egs = examples(DATA / train_file, nlp.vocab)
+    parser = nlp.get_pipe("mst_parser")
+    parser.initialize(lambda: train_egs[:10], nlp=nlp)
+    features = parser.features.first_order
+    keys = []
+    for sentence, heads in parser._encoded_gold(lambda: train_egs):
+        ids, groups = fg.tree_features_grouped(features, sentence, heads)
+        keys.append(np.unique(ids.astype(np.int64) * 256 + groups))
+    pairs = np.unique(np.concatenate(keys))
+    buckets, gids = pairs // 256, pairs % 256
+    sizes = {fg.group_name(int(g)): int((gids == g).sum()) for g in np.unique(gids)}
+    ids_of = {fg.group_name(int(g)): int(g) for g in np.unique(gids)}
+    out = {"treebank": name, "n_buckets": int(features.n_buckets), "pairs": int(len(pairs)),
+           "distinct_buckets": int(len(np.unique(buckets))),
+           "group_buckets": dict(sorted(sizes.items(), key=lambda kv: -kv[1])), "rows": []}
+    for path in filter(None, (args.kept_from or "").split(",")):
+        for row in json.loads(Path(path).read_text())["table"]:
+            if "groups_kept" not in row or row.get("n_buckets") != features.n_buckets:
+                continue
+            kept = [ids_of[g] for g in row["groups_kept"] if g in ids_of]
+            used = int(len(np.unique(buckets[np.isin(gids, kept)])))
+            out["rows"].append({"file": path, "learner": row["learner"], "nonzero": row["nonzero"],
+                                "kept_groups_gold_buckets": used,
+                                "nonzero_share_of_those": row["nonzero"] / used})
+    print(json.dumps({k: v for k, v in out.items() if k != "group_buckets"}, indent=1))
+    return out
+
+
+class BallPegasos:
+    """Pegasos-DP (Lee et al. 2010, Algorithm 2) with two changes, for the
+    convergence comparison only: the projection radius is sqrt(2 L(0) / lam)
+    instead of 1 / sqrt(lam), and a sentence whose decoded tree violates
+    less than the gold tree (non-projective gold, Eisner) adds no
+    sub-gradient. The radius: P(w*) <= P(0) = L(0) gives lam/2 ||w*||^2 <=
+    L(0); with the Hamming loss L(0) is up to the mean sentence length, not
+    the 1 of Shalev-Shwartz et al.'s binary hinge loss, so the 1/sqrt(lam)
+    ball can exclude the optimum. Python glue over WeightTable (O(touched)
+    per step, as the Cython learner)."""
+
+    loss_augmented = True
+
+    def __init__(self, lam, k, radius, averaged):
+        self.lam, self.k, self.batch_size = lam, k, k
+        self.radius, self.averaged, self.t = radius, averaged, 0
+
+    def step(self, table, batch):
+        active = [(idx, val) for idx, val, n_wrong in batch
+                  if len(idx) and n_wrong - table.dot(idx, val) > 0.0]
+        self.t += 1
+        eta = 1.0 / (self.lam * self.t)
+        table.scale_by(1.0 - eta * self.lam)
+        for idx, val in active:
+            table.add(idx, val, eta / len(batch))
+        norm = table.sq_norm() ** 0.5
+        if norm > self.radius:
+            table.scale_by(self.radius / norm)
+        table.tick()
+        return {"n_sentences": len(batch), "n_wrong": sum(b[2] for b in batch)}
+
+
 def run_ssvm(args):
+    from spacy_mstparse.decoders import eisner
+    from spacy_mstparse.learners.one_slack import primal_objective
+
     lang, train_file, dev_file = TREEBANKS["en_ewt"]
     vocab = spacy.blank(lang).vocab
     train_egs = examples(DATA / train_file, vocab, args.n_train)
     dev = examples(DATA / dev_file, vocab)
     curves = {}
-    for label, learner, epochs in (
-        ("pegasos", {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": args.lam, "k": 10,
-                     "averaged": True}, args.pegasos_epochs),
-        ("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
-                       "eps": args.eps}, args.max_iter),
-    ):
+    # L(0): the mean number of words, an upper bound on the mean structured
+    # hinge loss at w = 0 (for BallPegasos's radius).
+    loss0 = float(np.mean([len(eg.reference) for eg in train_egs]))
+    radius = (2.0 * loss0 / args.lam) ** 0.5
+    pegasos = {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": args.lam, "k": 10,
+               "averaged": True}
+    runs = [("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
+                           "eps": args.eps}, args.max_iter, args.eval_every, None),
+            ("pegasos", pegasos, args.pegasos_epochs, args.pegasos_eval_every, None)]
+    if args.ball_pegasos:
+        for averaged in (True, False):
+            runs.append((f"pegasos_ball_{'avg' if averaged else 'last'}", pegasos,
+                         args.pegasos_epochs, args.pegasos_eval_every,
+                         BallPegasos(args.lam, 10, radius, averaged)))
+    for label, learner, epochs, every, replacement in runs:
         points = []
+        passes = []
+        gold = []
 
-        def on_epoch(epoch, nlp, elapsed):
-            uas = 100 * nlp.evaluate(dev)["dep_uas"]
+        def objective(nlp):
+            """Primal objective (lam/2 ||w||^2 + mean structured hinge) of the
+            prediction weights (averaged ones for Pegasos) on the training set."""
+            parser = nlp.get_pipe("mst_parser")
+            if not gold:
+                gold.extend(parser._encoded_gold(lambda: train_egs))
+            return primal_objective(parser.features.first_order, eisner, gold,
+                                    parser._prediction_weights()[0], args.lam)
+
+        def on_epoch(epoch, nlp, elapsed, every=every, epochs=epochs):
             learner_obj = nlp.get_pipe("mst_parser").learner
-            point = {"epoch": epoch + 1, "train_seconds": elapsed, "uas": uas}
+            converged = bool(getattr(learner_obj, "converged", False))
+            if getattr(learner_obj, "history", None):
+                passes.append(dict(learner_obj.history[-1], train_seconds=elapsed))
+            if (epoch + 1) % every and not converged and epoch + 1 != epochs:
+                return False
+            uas = 100 * nlp.evaluate(dev)["dep_uas"]
+            point = {"epoch": epoch + 1, "train_seconds": elapsed, "uas": uas,
+                     "objective": objective(nlp)}
             if getattr(learner_obj, "history", None):
                 point.update({k: learner_obj.history[-1][k] for k in ("primal", "dual", "gap")})
             points.append(point)
             print(label, json.dumps(point), flush=True)
-            return bool(getattr(learner_obj, "converged", False))
+            return converged
 
-        train(lang, learner, train_egs, epochs, "eisner", on_epoch=on_epoch)
-        curves[label] = {"config": learner, "points": points}
-    summary = {k: {"final_uas": v["points"][-1]["uas"],
+        nlp, seconds = train(lang, learner, train_egs, epochs, "eisner", on_epoch=on_epoch,
+                             n_buckets=args.n_buckets, learner_obj=replacement)
+        learner_obj = nlp.get_pipe("mst_parser").learner
+        curve = {"config": learner, "points": points, "train_seconds": seconds}
+        if replacement is not None:
+            curve["config"] = {"learner": "BallPegasos (bench_sparse_ssvm.py)", "lam": args.lam,
+                               "k": 10, "radius": radius, "averaged": replacement.averaged}
+        if passes:
+            curve["history"] = passes
+            curve["converged"] = bool(learner_obj.converged)
+        curves[label] = curve
+    summary = {"radius_lee": 1 / args.lam ** 0.5, "radius_ball": radius, "loss0": loss0}
+    summary.update({k: {"final_uas": v["points"][-1]["uas"],
+                   "final_objective": v["points"][-1]["objective"],
                    "train_seconds": v["points"][-1]["train_seconds"],
-                   "epochs": v["points"][-1]["epoch"]} for k, v in curves.items()}
+                   "epochs": v["points"][-1]["epoch"]} for k, v in curves.items()})
+    ssvm = curves["one_slack"]
+    if "history" in ssvm:
+        last = ssvm["history"][-1]
+        summary["one_slack"].update({"converged": ssvm["converged"], "final_gap": last["gap"],
+                                     "final_dual": last["dual"], "eps": args.eps,
+                                     "eps_relative_to_primal": args.eps / last["primal"]})
+    target = summary["one_slack"]["final_uas"]
+    for label in curves:
+        if label.startswith("pegasos"):
+            within = [p for p in curves[label]["points"] if abs(p["uas"] - target) <= 0.3]
+            summary[label]["first_within_0.3_of_ssvm_final"] = within[0] if within else None
+            summary[label]["uas_minus_ssvm"] = summary[label]["final_uas"] - target
+            summary[label]["objective_minus_ssvm"] = (summary[label]["final_objective"]
+                                                      - summary["one_slack"]["final_objective"])
+    print(json.dumps(summary, indent=1), flush=True)
     if args.png:
         try:
             import matplotlib
@@ -190,16 +333,32 @@ def run_ssvm(args):
         except ImportError:
             print("matplotlib not installed: no PNG", file=sys.stderr)
         else:
-            fig, ax = plt.subplots(figsize=(6, 4))
+            names = {"pegasos": "Pegasos-DP (k=10, averaged, radius 1/sqrt(lam))",
+                     "one_slack": "1-slack S-SVM",
+                     "pegasos_ball_avg": "Pegasos-DP, radius sqrt(2L(0)/lam), averaged",
+                     "pegasos_ball_last": "Pegasos-DP, radius sqrt(2L(0)/lam), last iterate"}
+            fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
             for label, curve in curves.items():
-                ax.plot([p["train_seconds"] for p in curve["points"]],
-                        [p["uas"] for p in curve["points"]], marker="o", ms=3,
-                        label={"pegasos": "Pegasos-DP (k=10)",
-                               "one_slack": "1-slack S-SVM"}[label])
-            ax.set_xlabel("training time (s, excluding dev evaluation)")
+                xs = [p["train_seconds"] for p in curve["points"]]
+                ax.plot(xs, [p["uas"] for p in curve["points"]], marker="o", ms=3,
+                        label=names[label])
+                bx.plot(xs, [p["objective"] for p in curve["points"]], marker="o", ms=3,
+                        label=f"{names[label]}: primal")
+            if "history" in ssvm:
+                bx.plot([h["train_seconds"] for h in ssvm["history"]],
+                        [h["dual"] for h in ssvm["history"]], ls="--",
+                        label="1-slack S-SVM: dual bound")
+            ax.axhspan(target - 0.3, target + 0.3, color="grey", alpha=0.2,
+                       label="S-SVM final UAS +- 0.3")
+            ax.set_xlabel("training time (s, excluding evaluation)")
             ax.set_ylabel("EWT dev UAS")
-            ax.set_title(f"lambda = {args.lam:g}, {len(train_egs)} training sentences")
             ax.legend()
+            finals = [c["points"][-1]["objective"] for c in curves.values()]
+            bx.set_ylim(0.9 * min(finals), 1.5 * max(finals))
+            bx.set_xlabel("training time (s, excluding evaluation)")
+            bx.set_ylabel("objective")
+            bx.legend()
+            fig.suptitle(f"lambda = {args.lam:g}, first {len(train_egs)} EWT training sentences")
             fig.tight_layout()
             fig.savefig(args.png, dpi=120)
     return {"n_train": len(train_egs), "lam": args.lam, "summary": summary, "curves": curves}
@@ -207,12 +366,14 @@ def run_ssvm(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["table", "ssvm"])
+    ap.add_argument("what", choices=["table", "ssvm", "groups"])
     ap.add_argument("--output", required=True)
     ap.add_argument("--treebanks", default="en_ewt,tr_imst,hu_szeged")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--B", default="40", help="group budget(s), comma-separated")
     ap.add_argument("--no-dense", action="store_true", help="table: sparse rows only")
+    ap.add_argument("--n-buckets", type=int, default=None,
+                    help="table: size of the hashed arc-weight table (default: the factory's)")
     ap.add_argument("--overlap", default=None,
                     help="table: the sparseptron's overlap setting (default: the learner's)")
     ap.add_argument("--shrink-every", type=int, default=32)
@@ -221,13 +382,20 @@ def main():
     ap.add_argument("--eps", type=float, default=0.01)
     ap.add_argument("--max-iter", type=int, default=60)
     ap.add_argument("--pegasos-epochs", type=int, default=20)
+    ap.add_argument("--eval-every", type=int, default=1,
+                    help="ssvm: evaluate the 1-slack model every N passes (and at the end)")
+    ap.add_argument("--pegasos-eval-every", type=int, default=1)
+    ap.add_argument("--ball-pegasos", action="store_true",
+                    help="ssvm: also run Pegasos-DP with radius sqrt(2 L(0)/lam) (BallPegasos)")
     ap.add_argument("--png", default=None)
+    ap.add_argument("--kept-from", default=None,
+                    help="groups: comma-separated table JSONs whose kept groups to measure")
     args = ap.parse_args()
     if not DATA.exists():
         sys.exit(f"treebanks not found at {DATA} (../shared/data/ud relative to the repo)")
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    result = run_table(args) if args.what == "table" else run_ssvm(args)
+    result = {"table": run_table, "ssvm": run_ssvm, "groups": run_groups}[args.what](args)
     result["meta"] = {
         "command": " ".join([".venv/bin/python", "benchmarks/bench_sparse_ssvm.py", *sys.argv[1:]]),
         "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,

@@ -98,6 +98,9 @@ def test_primal_matches_pegasos_and_gap_below_eps(tiny):
     assert 0.0 <= last["gap"] <= eps
     p_ssvm = primal_objective(features, eisner, data, table.current(), lam)
     assert p_ssvm == pytest.approx(last["primal"], rel=1e-5)
+    # w is rewritten on the constraints' supports only: its norm is kept.
+    w = table.current().astype(np.float64)
+    assert table.sq_norm() == pytest.approx(w @ w, rel=1e-6)
     assert last["gap"] == pytest.approx(p_ssvm - learner.dual, abs=1e-6)
     # Pegasos (full batch, last iterate) run long enough to converge.
     pegasos = Pegasos(lam=lam, k=len(data), averaged=False)
@@ -168,3 +171,28 @@ def test_trains_inside_the_component(sample_train, sample_dev):
     assert history[-1]["primal"] >= history[-1]["dual"] - 1e-9
     assert p <= history[0]["primal"]
     assert nlp.evaluate(examples(sample_dev, 60))["dep_uas"] > 0.5
+
+
+def test_sentences_whose_decoded_tree_violates_less_than_gold_count_as_gold():
+    """max_y [Delta - w.x_i(y)] >= 0 (y = gold gives 0). A decoder that cannot
+    return the gold tree (Eisner, non-projective gold) may find a tree with a
+    negative violation: the pass must count 0 for that sentence, so P(w) is
+    the mean of per-sentence max(0, .), as in primal_objective."""
+    lam = 0.5
+    learner = OneSlackSSVM(lam=lam, eps=1e-6)
+    table = WeightTable(16)
+    table.add(np.array([1, 2, 3], np.uint64), np.array([1.0, 2.0, -1.0]), 1.0)
+    learner.begin(16, 2)
+    a = (np.array([1, 2], np.uint64), np.array([1.0, 1.0]), 1)    # margin 3, loss 1
+    b = (np.array([3, 5], np.uint64), np.array([-0.5, 1.0]), 2)   # margin 0.5, loss 2
+    learner.step(table, [a])
+    learner.step(table, [b])
+    h = learner.history[-1]
+    expected_hinge = (max(0.0, 1 - 3.0) + max(0.0, 2 - 0.5)) / 2
+    assert h["hinge"] == pytest.approx(expected_hinge)
+    assert h["primal"] == pytest.approx(0.5 * lam * 6.0 + expected_hinge)
+    # The constraint holds sentence b only: a = 2 / 2, g = x_b / 2, so w
+    # = alpha g / lam with alpha in (0, 1].
+    assert h["loss"] == pytest.approx(1.0)
+    w = table.current()
+    assert np.count_nonzero(w) == 2 and w[3] < 0 < w[5] and w[5] == pytest.approx(-2 * w[3])

@@ -138,15 +138,22 @@ cdef class OneSlackSSVM:
                 "OneSlackSSVM: call begin_training() first (nlp.initialize does it for mst_parser)")
         if table.n_buckets != self._acc_arr.shape[0]:
             raise ValueError("OneSlackSSVM: weight table size differs from begin()")
+        cdef double margin
         info = None
         for item in batch:
             idx, val, n_wrong = item[0], item[1], item[2]
             total_wrong += n_wrong
-            self._loss_sum += n_wrong
             if idx.shape[0] > 0:
-                self._margin_sum += table.dot(idx, val)
-                with nogil:
-                    _scatter_add(self._acc, idx, val)
+                margin = table.dot(idx, val)
+                # The gold tree is a candidate too (violation 0): when the
+                # decoder's tree violates less, e.g. a non-projective gold
+                # tree that Eisner cannot return, the gold tree is this
+                # sentence's part of the most violated joint labelling.
+                if n_wrong - margin > 0.0:
+                    self._loss_sum += n_wrong
+                    self._margin_sum += margin
+                    with nogil:
+                        _scatter_add(self._acc, idx, val)
             self.n_seen += 1
             if self.n_seen == self.n_train:
                 info = self.end_pass(table)
@@ -159,7 +166,7 @@ cdef class OneSlackSSVM:
         if self.n_seen == 0:
             raise ValueError("OneSlackSSVM: end_pass() before any sentence of the pass")
         a_new = self._loss_sum / n
-        hinge = max(0.0, a_new - self._margin_sum / n)
+        hinge = max(0.0, a_new - self._margin_sum / n)   # every term is > 0 (step)
         sq_w = table.sq_norm()
         primal = 0.5 * self.lam * sq_w + hinge
         gap = primal - self._dual
@@ -179,6 +186,9 @@ cdef class OneSlackSSVM:
         return record
 
     def _add_constraint(self, WeightTable table, double a_new, double n):
+        # The buckets of w now (every constraint's support) are cleared
+        # before w is rewritten from the new alpha (_set_w).
+        self._clear_w(table)
         idx = numpy.flatnonzero(self._acc_arr).astype(numpy.uint64)
         val = self._acc_arr[idx] / n
         m = len(self._constraints)
@@ -214,17 +224,75 @@ cdef class OneSlackSSVM:
         self._alpha = alpha
         self._dual = dual
         self.iteration += 1
+        self._acc_arr[idx] = 0.0     # the pass sum, now stored in the new constraint
         self._set_w(table)
 
+    def _clear_w(self, WeightTable table):
+        """Zero the table on the support of every constraint in W (where w
+        can be non-zero), in O(total constraint size)."""
+        cdef const uint64_t[:] ci
+        cdef Py_ssize_t i
+        if self._direct_ok(table):
+            if not self._constraints:
+                # First constraint: w is 0 + nothing learnt yet, whatever the
+                # table held before (O(table), once).
+                table.v[:] = 0.0
+            for cidx, _, _ in self._constraints:
+                ci = cidx
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        table._v[ci[i]] = 0.0
+            table.sq_norm_v = 0.0
+
+    def _direct_ok(self, WeightTable table):
+        # The learner never ticks or rescales the table; if someone else did,
+        # fall back to the O(table) rewrite of _set_w.
+        return table.scale == 1.0 and table.n_ticks == 0 and table.cum_scale == 0.0
+
     def _set_w(self, WeightTable table):
-        """w = (1/lam) sum_j alpha_j g_j written into the table (O(table))."""
-        w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-        for (idx, val, _), alpha in zip(self._constraints, self._alpha):
+        """w = (1/lam) sum_j alpha_j g_j written into the table: accumulated
+        in float64 on the constraints' supports (cleared by _clear_w), so
+        O(total constraint size) rather than O(table) per iteration."""
+        cdef const uint64_t[:] ci
+        cdef const double[:] cv
+        cdef double[::1] acc = self._acc
+        cdef double coef, total = 0.0, x
+        cdef Py_ssize_t i
+        if not self._direct_ok(table):
+            w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
+            for (idx, val, _), alpha in zip(self._constraints, self._alpha):
+                if alpha > 0.0:
+                    w[idx] += (alpha / self.lam) * val
+            zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
+            table.set_state({"v": w.astype(numpy.float32), "acc": zeros, "stamp": zeros.copy(),
+                             "scale": 1.0, "cum_scale": 0.0, "n_ticks": 0})
+            return
+        # The pass accumulator (all zero between passes) holds the float64 sum.
+        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
             if alpha > 0.0:
-                w[idx] += (alpha / self.lam) * val
-        zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-        table.set_state({"v": w.astype(numpy.float32), "acc": zeros, "stamp": zeros.copy(),
-                         "scale": 1.0, "cum_scale": 0.0, "n_ticks": 0})
+                ci = cidx
+                cv = cval
+                coef = alpha / self.lam
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        acc[ci[i]] += coef * cv[i]
+        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
+            if alpha > 0.0:
+                ci = cidx
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        table._v[ci[i]] = <float>acc[ci[i]]
+        # Second sweep: ||v||^2 once per bucket, and the buffer back to zero.
+        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
+            if alpha > 0.0:
+                ci = cidx
+                with nogil:
+                    for i in range(ci.shape[0]):
+                        if acc[ci[i]] != 0.0:
+                            x = table._v[ci[i]]
+                            total += x * x
+                            acc[ci[i]] = 0.0
+        table.sq_norm_v = total
 
     @property
     def dual(self):

@@ -53,15 +53,16 @@ def make_sparseptron(
     sparse_epochs: int = 5,
     debias: str = "MIRA",
     C: Optional[float] = None,
-    overlap: str = "any",
+    overlap: str = "first",
 ):
     """Sparseptron (Smith & Martins 2013, Figure 3): perceptron steps with a
     budget of ``B`` feature groups (templates), shrunk every ``shrink_every``
     sentences, for ``sparse_epochs`` passes; then ``debias`` ("MIRA", "PA-I"
     or "none") retrains on the selected groups only. ``C`` clips the
     debiasing step (None = unclipped; PA-I needs a value). ``overlap``:
-    a hashed bucket shared by several groups is kept if "any" of them is
-    kept, or belongs to the "first" group that met it."""
+    a hashed bucket shared by several groups belongs to the "first" group
+    that met it, or is kept if "any" of them is kept, or "refill": first
+    while selecting, any while debiasing."""
     from .sparseptron import Sparseptron
 
     if C is None and debias == "PA-I":

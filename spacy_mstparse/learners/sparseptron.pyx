@@ -36,16 +36,20 @@ fills 68% of the table and the groups meet tens of millions of collisions).
 Figure 3 assumes non-overlapping groups. ``overlap`` says how a shared bucket
 is treated:
 
-* ``"first"``: it belongs to the first group that met it (training order).
+* ``"first"`` (default): it belongs to the first group that met it (training order).
   Groups are then disjoint as in the figure, but a kept group loses every
   shared bucket whose first owner is dropped: its weights there are zeroed at
   each shrink and are not updated while debiasing.
-* ``"any"`` (default): each bucket records every group that met it (a 64-bit
+* ``"any"``: each bucket records every group that met it (a 64-bit
   membership mask). Group norms and |F_g| run over all member buckets (the
   groups overlap), and a bucket is shrunk by the largest factor among its
   groups, so it is zero only when every group using it is dropped; debiasing
   updates every bucket of a kept group. The model keeps exactly the buckets
   of the selected templates; the non-zero count says what that costs.
+* ``"refill"``: the sparse stage as ``"first"`` (disjoint groups, so the
+  same selection rule as Figure 3), then debiasing as ``"any"``: every
+  bucket that a kept group uses is trained and kept, including the shared
+  buckets whose first group was dropped (zero after the sparse stage).
 
 Debiasing (the paper's recommendation): after ``sparse_epochs`` passes the
 learner keeps the selected groups fixed, restarts the averaging from the
@@ -73,7 +77,7 @@ DEF NO_GROUP = 255
 DEF N_IDS = 256      # group ids (feature_groups.pyx) are < 128
 
 DEBIAS = ("MIRA", "PA-I", "none")
-OVERLAP = ("first", "any")
+OVERLAP = ("first", "any", "refill")
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -106,7 +110,7 @@ cdef class Sparseptron:
     B: group budget. shrink_every: sentences between two shrink steps.
     sparse_epochs: passes of the sparse stage. debias: "MIRA", "PA-I" or
     "none". C: clip of the debiasing step (MIRA: None/inf = unclipped).
-    overlap: "any" or "first", how a bucket shared by several groups counts
+    overlap: "first" or "any", how a bucket shared by several groups counts
     (module docstring).
     """
 
@@ -137,13 +141,15 @@ cdef class Sparseptron:
     cdef double _factor[NG]
     cdef uint8_t _kept[NG]               # 1 = group survived the last shrink
     cdef uint64_t _kept_bits
+    cdef bint _norm_first                # norms, |F_g|, shrink: first group only
+    cdef bint _mask_all                  # the mask records every group
     cdef WeightTable _table              # the table of the last step (for new members)
     cdef bint _shrunk
     cdef double _ratio_sum               # sum of n_wrong / (||x||^2 eta) over updates
     cdef long long _n_ratio
 
     def __init__(self, int B=20, int shrink_every=32, int sparse_epochs=5,
-                 str debias="MIRA", double C=INFINITY, str overlap="any"):
+                 str debias="MIRA", double C=INFINITY, str overlap="first"):
         if B < 1:
             raise ValueError(f"Sparseptron: B (group budget) must be >= 1, got {B}")
         if shrink_every < 1:
@@ -157,6 +163,8 @@ cdef class Sparseptron:
         if overlap not in OVERLAP:
             raise ValueError(f"Sparseptron: overlap must be one of {OVERLAP}, got {overlap!r}")
         self.overlap = overlap
+        self._norm_first = overlap != "any"
+        self._mask_all = overlap != "first"
         self.B = B
         self.shrink_every = shrink_every
         self.sparse_epochs = sparse_epochs
@@ -247,7 +255,7 @@ cdef class Sparseptron:
             raise ValueError("ids and groups differ in length")
         cdef uint64_t bit, m
         cdef double x
-        cdef bint first = self.overlap == "first"
+        cdef bint first = not self._mask_all
         cdef bint has_table = self._table is not None
         nb = <uint64_t>self._map.shape[0]
         for i in range(ids.shape[0]):
@@ -270,8 +278,10 @@ cdef class Sparseptron:
                     self.collisions += 1
                 if m & bit or (first and m):
                     continue
-                # A new member: the bucket's weight joins the group's norm.
                 self._mask[ids[i]] = m | bit
+                if m and self._norm_first:
+                    continue   # refill: norms and |F_g| count the first group only
+                # A new member: the bucket's weight joins the group's norm.
                 self._size[self._bit_of[groups[i]]] += 1
                 if has_table:
                     x = self._table._v[ids[i]]
@@ -346,11 +356,11 @@ cdef class Sparseptron:
         with nogil:
             for i in range(n):
                 x = table._v[idx[i]]
-                _mask_add_sq(self._mask[idx[i]], self._sq, -x * x)
+                _mask_add_sq(self._norm_mask(idx[i]), self._sq, -x * x)
             table.add_ptr(&idx[0], &val[0], n, eta)
             for i in range(n):
                 x = table._v[idx[i]]
-                _mask_add_sq(self._mask[idx[i]], self._sq, x * x)
+                _mask_add_sq(self._norm_mask(idx[i]), self._sq, x * x)
 
     cdef long _debias_step(self, WeightTable table, const uint64_t[:] idx,
                            const double[:] val, long n_wrong) except -1:
@@ -413,6 +423,13 @@ cdef class Sparseptron:
         self.n_shrinks += 1
         return sigma
 
+    cdef inline uint64_t _norm_mask(self, uint64_t f) noexcept nogil:
+        """The groups whose norm bucket f counts in (and whose shrink factor
+        applies to it): all of them, or the first with overlap first/refill."""
+        if self._norm_first:
+            return (<uint64_t>1) << self._bit_of[self._map[f]]
+        return self._mask[f]
+
     cdef void _apply_factors(self, WeightTable table) noexcept nogil:
         """v_f *= factor of f for every non-zero v_f (flushing the averaging
         accumulators first), recomputing the group norms exactly. The factor
@@ -428,7 +445,7 @@ cdef class Sparseptron:
         for f in range(table.n_buckets):
             if table._v[f] == 0.0:
                 continue
-            m = self._mask[f]
+            m = self._norm_mask(f)
             fac = _mask_factor(m, self._factor)
             if fac != 1.0:
                 table._acc[f] += table._v[f] * (S - table._stamp[f])
