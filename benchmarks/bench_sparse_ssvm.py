@@ -75,19 +75,16 @@ def parse_speed(nlp, dev):
     return best
 
 
-def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None, n_buckets=None,
-          learner_obj=None):
+def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None, n_buckets=None):
     nlp = spacy.blank(lang)
     config = {"learner": learner, "decoder": decoder}
-    if n_buckets:
-        config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
-                              "n_buckets": n_buckets}
+    # v1 features (no direction back-off), as in every table measured here
+    config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+                          "n_buckets": n_buckets or 2**22}
     nlp.add_pipe("mst_parser", config=config)
     start = time.perf_counter()
     nlp.initialize(lambda: train_egs)
     parser = nlp.get_pipe("mst_parser")
-    if learner_obj is not None:  # a benchmark-only learner object (BallPegasos)
-        parser.learner = learner_obj
     rng = random.Random(seed)
     order = list(train_egs)
     callback_seconds = 0.0
@@ -209,38 +206,6 @@ def run_groups(args):
     return out
 
 
-class BallPegasos:
-    """Pegasos-DP (Lee et al. 2010, Algorithm 2) with two changes, for the
-    convergence comparison only: the projection radius is sqrt(2 L(0) / lam)
-    instead of 1 / sqrt(lam), and a sentence whose decoded tree violates
-    less than the gold tree (non-projective gold, Eisner) adds no
-    sub-gradient. The radius: P(w*) <= P(0) = L(0) gives lam/2 ||w*||^2 <=
-    L(0); with the Hamming loss L(0) is up to the mean sentence length, not
-    the 1 of Shalev-Shwartz et al.'s binary hinge loss, so the 1/sqrt(lam)
-    ball can exclude the optimum. Python glue over WeightTable (O(touched)
-    per step, as the Cython learner)."""
-
-    loss_augmented = True
-
-    def __init__(self, lam, k, radius, averaged):
-        self.lam, self.k, self.batch_size = lam, k, k
-        self.radius, self.averaged, self.t = radius, averaged, 0
-
-    def step(self, table, batch):
-        active = [(idx, val) for idx, val, n_wrong in batch
-                  if len(idx) and n_wrong - table.dot(idx, val) > 0.0]
-        self.t += 1
-        eta = 1.0 / (self.lam * self.t)
-        table.scale_by(1.0 - eta * self.lam)
-        for idx, val in active:
-            table.add(idx, val, eta / len(batch))
-        norm = table.sq_norm() ** 0.5
-        if norm > self.radius:
-            table.scale_by(self.radius / norm)
-        table.tick()
-        return {"n_sentences": len(batch), "n_wrong": sum(b[2] for b in batch)}
-
-
 def run_ssvm(args):
     from spacy_mstparse.decoders import eisner
     from spacy_mstparse.learners.one_slack import primal_objective
@@ -251,20 +216,20 @@ def run_ssvm(args):
     dev = examples(DATA / dev_file, vocab)
     curves = {}
     # L(0): the mean number of words, an upper bound on the mean structured
-    # hinge loss at w = 0 (for BallPegasos's radius).
+    # hinge loss at w = 0 (for the ball Pegasos-DP's radius).
     loss0 = float(np.mean([len(eg.reference) for eg in train_egs]))
     radius = (2.0 * loss0 / args.lam) ** 0.5
     pegasos = {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": args.lam, "k": 10,
                "averaged": True}
     runs = [("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
-                           "eps": args.eps}, args.max_iter, args.eval_every, None),
-            ("pegasos", pegasos, args.pegasos_epochs, args.pegasos_eval_every, None)]
+                           "eps": args.eps}, args.max_iter, args.eval_every),
+            ("pegasos", pegasos, args.pegasos_epochs, args.pegasos_eval_every)]
     if args.ball_pegasos:
         for averaged in (True, False):
-            runs.append((f"pegasos_ball_{'avg' if averaged else 'last'}", pegasos,
-                         args.pegasos_epochs, args.pegasos_eval_every,
-                         BallPegasos(args.lam, 10, radius, averaged)))
-    for label, learner, epochs, every, replacement in runs:
+            runs.append((f"pegasos_ball_{'avg' if averaged else 'last'}",
+                         {**pegasos, "averaged": averaged, "radius": radius},
+                         args.pegasos_epochs, args.pegasos_eval_every))
+    for label, learner, epochs, every in runs:
         points = []
         passes = []
         gold = []
@@ -295,12 +260,9 @@ def run_ssvm(args):
             return converged
 
         nlp, seconds = train(lang, learner, train_egs, epochs, "eisner", on_epoch=on_epoch,
-                             n_buckets=args.n_buckets, learner_obj=replacement)
+                             n_buckets=args.n_buckets)
         learner_obj = nlp.get_pipe("mst_parser").learner
         curve = {"config": learner, "points": points, "train_seconds": seconds}
-        if replacement is not None:
-            curve["config"] = {"learner": "BallPegasos (bench_sparse_ssvm.py)", "lam": args.lam,
-                               "k": 10, "radius": radius, "averaged": replacement.averaged}
         if passes:
             curve["history"] = passes
             curve["converged"] = bool(learner_obj.converged)
@@ -386,7 +348,7 @@ def main():
                     help="ssvm: evaluate the 1-slack model every N passes (and at the end)")
     ap.add_argument("--pegasos-eval-every", type=int, default=1)
     ap.add_argument("--ball-pegasos", action="store_true",
-                    help="ssvm: also run Pegasos-DP with radius sqrt(2 L(0)/lam) (BallPegasos)")
+                    help="ssvm: also run Pegasos-DP with radius sqrt(2 L(0)/lam) (the registered Pegasos.v1 with radius set)")
     ap.add_argument("--png", default=None)
     ap.add_argument("--kept-from", default=None,
                     help="groups: comma-separated table JSONs whose kept groups to measure")

@@ -114,15 +114,18 @@ def pa_ref(ref, batch, variant, C):
     return taus
 
 
-def pegasos_ref(ref, batch, lam, t):
-    """One step of Lee et al. (2010), Algorithm 2; returns True if projected."""
+def pegasos_ref(ref, batch, lam, t, radius=None):
+    """One step of Lee et al. (2010), Algorithm 2, on the sentences whose
+    hinge n_wrong - w.x is positive; returns True if projected."""
+    radius = 1.0 / math.sqrt(lam) if radius is None else radius
     eta = 1.0 / (lam * t)
-    total = sum(dense(idx, val) for idx, val, _ in batch)
+    total = sum(dense(idx, val) for idx, val, n_wrong in batch
+                if n_wrong - ref.w @ dense(idx, val) > 0)
     ref.w = (1.0 - eta * lam) * ref.w + (eta / len(batch)) * total
     norm = np.linalg.norm(ref.w)
-    projected = norm > 1.0 / math.sqrt(lam)
+    projected = norm > radius
     if projected:
-        ref.w *= (1.0 / math.sqrt(lam)) / norm
+        ref.w *= radius / norm
     ref.tick()
     return projected
 
@@ -379,6 +382,33 @@ def test_pegasos_matches_dense(k, lam, expect_projection):
     assert np.linalg.norm(table.current()) <= 1.0 / math.sqrt(lam) * (1 + 1e-6)
 
 
+def test_pegasos_radius_and_inactive_sentences():
+    """A larger ball projects less often; sentences whose hinge is not
+    positive (here: x pointing along w with a large margin) add nothing."""
+    rng = np.random.default_rng(11)
+    lam, radius = 0.5, 4.0
+    learner, table, ref = Pegasos(lam=lam, k=2, radius=radius), WeightTable(N), DenseRef()
+    assert learner.radius == radius and Pegasos(lam=0.25).radius == pytest.approx(2.0)
+    skipped = 0
+    for t in range(1, 13):
+        batch = random_batch(rng, 2, p_zero=0.0)
+        if t > 1:  # one sentence whose x is w itself: hinge 1 - ||w||^2 / ...
+            w = table.current()
+            idx = np.flatnonzero(w).astype(np.uint64)
+            if idx.shape[0]:
+                val = (10.0 * w[idx] / (w[idx] @ w[idx])).astype(np.float64)
+                batch[0] = (idx, val, 1)   # margin w.x = 10 > loss 1
+                skipped += 1
+        stats = learner.step(table, batch)
+        projected = pegasos_ref(ref, batch, lam, t, radius)
+        assert stats["projected"] == projected
+        assert_close(table, ref)
+    assert skipped > 5
+    assert np.linalg.norm(table.current()) <= radius * (1 + 1e-6)
+    with pytest.raises(ValueError, match="radius"):
+        Pegasos(lam=0.1, radius=0.0)
+
+
 def test_pegasos_averaged_flag_and_first_step_shrink():
     rng = np.random.default_rng(8)
     assert Pegasos(averaged=False).averaged is False
@@ -407,7 +437,8 @@ def test_pegasos_many_steps_renormalises():
         learner.step(table, batch)
         # dense reference keeping the running sum instead of the history
         eta = 1.0 / (lam * t)
-        ref.w = (1.0 - 1.0 / t) * ref.w + eta * sum(dense(i, v) for i, v, _ in batch)
+        active = [dense(i, v) for i, v, n_wrong in batch if n_wrong - ref.w @ dense(i, v) > 0]
+        ref.w = (1.0 - 1.0 / t) * ref.w + eta * sum(active)
         norm = np.linalg.norm(ref.w)
         if norm > 100.0:
             ref.w *= 100.0 / norm

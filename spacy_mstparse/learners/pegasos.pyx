@@ -6,9 +6,21 @@ Each step t uses k sentences decoded with the same weights and Hamming-loss
 augmented scores (``loss_augmented = True``), x_i = phi(gold_i) - phi(pred_i):
     eta_t     = 1 / (lam t)
     w_{t+1/2} = (1 - eta_t lam) w_t + (eta_t / k) sum_i x_i
-    w_{t+1}   = min(1, (1/sqrt(lam)) / ||w_{t+1/2}||) w_{t+1/2}
+    w_{t+1}   = min(1, r / ||w_{t+1/2}||) w_{t+1/2},   r = 1/sqrt(lam)
 followed by one averaging tick (the averaged model is the mean of w_{t+1}).
 The shrink and the projection are O(1) on the scaled ``WeightTable``.
+
+Two departures, both measured in BENCHMARKS.md (1-slack S-SVM vs
+Pegasos-DP):
+
+* ``radius``: the paper's ball r = 1/sqrt(lam) assumes a loss of at most 1
+  at w = 0 (Shalev-Shwartz et al.'s binary hinge loss). With the Hamming
+  loss the objective at w = 0 is L(0), up to the mean sentence length, and
+  the optimum only satisfies lam/2 ||w*||^2 <= L(0): r = sqrt(2 L(0) / lam)
+  keeps it inside the ball. ``radius`` sets r (None: the paper's).
+* A sentence whose decoded tree violates less than its gold tree (a
+  non-projective gold tree under Eisner) adds no sub-gradient: the maximum
+  of the structured hinge over all trees includes the gold tree, at 0.
 """
 from libc.math cimport isfinite, sqrt
 from libc.stdint cimport uint64_t
@@ -25,12 +37,18 @@ cdef class Pegasos:
     cdef readonly double lam
     cdef readonly int k
     cdef readonly long long t
+    cdef readonly double radius
 
-    def __init__(self, double lam=1e-4, int k=10, bint averaged=True):
+    def __init__(self, double lam=1e-4, int k=10, bint averaged=True, radius=None):
         if not isfinite(lam) or lam <= 0.0:
             raise ValueError(f"Pegasos: lam must be finite and > 0, got {lam}")
         if k < 1:
             raise ValueError(f"Pegasos: k must be >= 1, got {k}")
+        if radius is None:
+            radius = 1.0 / sqrt(lam)
+        if not isfinite(radius) or radius <= 0.0:
+            raise ValueError(f"Pegasos: radius must be finite and > 0, got {radius}")
+        self.radius = radius
         self.lam = lam
         self.k = k
         self.batch_size = k
@@ -45,25 +63,30 @@ cdef class Pegasos:
         cdef long n_wrong
         cdef long total_wrong = 0
         cdef Py_ssize_t n = len(batch)
-        cdef double eta, step_size, norm, radius, hinge_sum = 0.0
+        cdef double eta, step_size, norm, hinge, hinge_sum = 0.0
+        cdef double radius = self.radius
         cdef bint projected = False
         if n == 0:
             return {"n_sentences": 0, "n_wrong": 0, "eta": 0.0, "hinge": 0.0,
                     "norm": sqrt(table.sq_norm()), "projected": False}
-        # Structured hinge loss at w_t (x_i from loss-augmented decoding).
+        # Structured hinge loss at w_t (x_i from loss-augmented decoding);
+        # only sentences with a positive hinge give a sub-gradient.
+        active = []
         for item in batch:
             idx, val, n_wrong = item[0], item[1], item[2]
             total_wrong += n_wrong
-            hinge_sum += n_wrong - table.dot(idx, val)
+            hinge = n_wrong - table.dot(idx, val)
+            if hinge > 0.0:
+                hinge_sum += hinge
+                active.append(item)
         self.t += 1
         eta = 1.0 / (self.lam * self.t)
         table.scale_by(1.0 - eta * self.lam)   # = 1 - 1/t; 0 at t = 1
         step_size = eta / n
-        for item in batch:
+        for item in active:
             idx, val = item[0], item[1]
             if idx.shape[0] > 0:
                 table.add(idx, val, step_size)
-        radius = 1.0 / sqrt(self.lam)
         norm = sqrt(table.sq_norm())
         if norm > radius:
             table.scale_by(radius / norm)
@@ -80,4 +103,5 @@ cdef class Pegasos:
         }
 
     def __repr__(self):
-        return f"Pegasos(lam={self.lam}, k={self.k}, averaged={self.averaged})"
+        return (f"Pegasos(lam={self.lam}, k={self.k}, averaged={self.averaged}, "
+                f"radius={self.radius})")

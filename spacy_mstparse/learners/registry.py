@@ -41,9 +41,14 @@ def make_passive_aggressive(variant: str = "PA-I", C: float = 0.05) -> PassiveAg
 
 
 @spacy.registry.mst_learners("spacy_mstparse.Pegasos.v1")
-def make_pegasos(lam: float = 1e-4, k: int = 10, averaged: bool = True) -> Pegasos:
-    """Pegasos-DP: mini-batches of ``k`` loss-augmented sentences, regulariser ``lam``."""
-    return Pegasos(lam=lam, k=k, averaged=averaged)
+def make_pegasos(
+    lam: float = 1e-4, k: int = 10, averaged: bool = True, radius: Optional[float] = None
+) -> Pegasos:
+    """Pegasos-DP: mini-batches of ``k`` loss-augmented sentences, regulariser
+    ``lam``, projection onto the ball of ``radius`` (None: 1/sqrt(lam) as in
+    Lee et al. 2010; sqrt(2 L(0) / lam), L(0) = mean sentence length for the
+    Hamming loss, keeps the optimum inside the ball)."""
+    return Pegasos(lam=lam, k=k, averaged=averaged, radius=radius)
 
 
 @spacy.registry.mst_learners("spacy_mstparse.Sparseptron.v1")
