@@ -539,10 +539,8 @@ class MSTParser(DependencyPipe):
 
     def _load_cfg(self, cfg: dict, where: str) -> None:
         self._check_format(cfg, where)
-        saved = cfg.get("features", {})
-        if saved:
-            saved = FeatureConfig.normalize(saved)
-        if saved and saved != self.features.to_dict():
+        saved = FeatureConfig.normalize(cfg["features"]) if cfg.get("features") else None
+        if saved is not None and saved != self.features.to_dict():
             raise ValueError(
                 f"[{self.name}] {where} was trained with features {saved} but the config "
                 f"asks for {self.features.to_dict()}"

@@ -189,8 +189,8 @@ def tree_features_grouped(FirstOrderFeatures f, Sentence s, const int32_t[:] hea
         if not (0 <= heads[c] <= s.n) or heads[c] == c:
             raise ValueError(f"invalid head {heads[c]} for word {c}")
     cdef int cap = f.capacity(s)
-    ids = numpy.empty(max(1, s.n) * 3 * cap, dtype="uint64")
-    groups = numpy.empty(max(1, s.n) * 3 * cap, dtype="uint8")
+    ids = numpy.empty(max(1, s.n) * f.n_conjunctions * cap, dtype="uint64")
+    groups = numpy.empty(max(1, s.n) * f.n_conjunctions * cap, dtype="uint8")
     cdef uint64_t[::1] res = ids
     cdef uint8_t[::1] gres = groups
     cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))

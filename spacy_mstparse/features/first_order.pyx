@@ -170,16 +170,21 @@ cdef class FirstOrderFeatures:
     cdef void unigram_sums(self, Sentence s, int i, bint as_head, const float* w,
                            uint64_t* buf, double* sums) noexcept nogil:
         """sums[dd] = total weight of token i's unigram features conjoined
-        (and not) with each direction/distance code dd."""
+        (and not) with each direction/distance code dd (and, under
+        ``direction_backoff``, with dd's direction: summed once per direction)."""
         cdef int k = self.unigram_bases(s, i, as_head, buf)
         cdef int j, dd
         cdef double base = 0.0, total
+        cdef double left = 0.0, right = 0.0
         for j in range(k):
             base += w[buf[j] & self.mask]
+            if self.direction_backoff:
+                left += w[mix(buf[j], direction_code(1)) & self.mask]
+                right += w[mix(buf[j], direction_code(8)) & self.mask]
         for dd in range(1, 15):
-            total = base
+            total = base + (right if dd > 7 else left)
             for j in range(k):
-                total += conjoined(w, self.mask, self.direction_backoff, buf[j], dd)
+                total += w[mix(buf[j], dd) & self.mask]
             sums[dd] = total
 
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
@@ -346,7 +351,7 @@ cdef class FirstOrderFeatures:
         for c in range(1, N):
             if heads[c] >= 0:
                 n_arcs += 1
-        result = numpy.empty(max(1, n_arcs) * 3 * cap, dtype="uint64")
+        result = numpy.empty(max(1, n_arcs) * self.n_conjunctions * cap, dtype="uint64")
         cdef uint64_t[::1] res = result
         cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
