@@ -108,20 +108,27 @@ def run_table(args):
         vocab = spacy.blank(lang).vocab
         train_egs = examples(DATA / train_file, vocab)
         dev = examples(DATA / dev_file, vocab)
+        # Dense: --epochs. Sparse: --sparse-epochs (default half) of the
+        # sparse stage, then --debias-epochs (default the rest) of debiasing.
+        sparse_epochs = args.sparse_epochs or args.epochs // 2
+        debias_epochs = args.debias_epochs or args.epochs - sparse_epochs
         learners = {}
         if not args.no_dense:
             learners["dense (MIRA k=1)"] = {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 1}
         for B in (int(b) for b in str(args.B).split(",")):
             learner = {"@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": B,
-                       "shrink_every": args.shrink_every, "sparse_epochs": args.epochs // 2}
-            if args.overlap is not None:
-                learner["overlap"] = args.overlap
-            label = f"sparseptron B={B} + MIRA" + (
-                f" (overlap={args.overlap})" if args.overlap is not None else "")
+                       "shrink_every": args.shrink_every, "sparse_epochs": sparse_epochs}
+            settings = []
+            for key in ("overlap", "support"):
+                if getattr(args, key) is not None:
+                    learner[key] = getattr(args, key)
+                    settings.append(f"{key}={getattr(args, key)}")
+            label = f"sparseptron B={B} + MIRA" + (f" ({', '.join(settings)})" if settings else "")
             learners[label] = learner
         dense = None
         for label, learner in learners.items():
-            nlp, seconds = train(lang, learner, train_egs, args.epochs, "auto",
+            epochs = sparse_epochs + debias_epochs if "B" in learner else args.epochs
+            nlp, seconds = train(lang, learner, train_egs, epochs, "auto",
                                  n_buckets=args.n_buckets)
             parser = nlp.get_pipe("mst_parser")
             arc = parser._prediction_weights()[0]
@@ -132,7 +139,7 @@ def run_table(args):
             arc_file = next((out / "mst_parser").glob("arc_weights.np*"))
             scores = nlp.evaluate(dev)
             row = {
-                "treebank": name, "learner": label, "config": learner, "epochs": args.epochs,
+                "treebank": name, "learner": label, "config": learner, "epochs": epochs,
                 "decoder": parser.decoder, "train_seconds": seconds,
                 "uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"],
                 "nonzero": int(np.count_nonzero(arc)), "n_buckets": int(arc.size),
@@ -146,6 +153,7 @@ def run_table(args):
                 row["groups_kept"] = [g["name"] for g in groups if g["kept"]]
                 row["group_collisions"] = int(parser.learner.collisions)
                 row["overlap"] = parser.learner.overlap
+                row["support"] = parser.learner.support
                 row["groups"] = groups
             if "B" not in learner:
                 dense = row
@@ -338,6 +346,12 @@ def main():
                     help="table: size of the hashed arc-weight table (default: the factory's)")
     ap.add_argument("--overlap", default=None,
                     help="table: the sparseptron's overlap setting (default: the learner's)")
+    ap.add_argument("--support", default=None, choices=["all", "gold"],
+                    help="table: the sparseptron's support setting (default: the learner's)")
+    ap.add_argument("--sparse-epochs", type=int, default=0,
+                    help="table: epochs of the sparse stage (default: half of --epochs)")
+    ap.add_argument("--debias-epochs", type=int, default=0,
+                    help="table: epochs of debiasing (default: --epochs minus the sparse ones)")
     ap.add_argument("--shrink-every", type=int, default=32)
     ap.add_argument("--n-train", type=int, default=2000, help="EWT training prefix for ssvm")
     ap.add_argument("--lam", type=float, default=1e-3)

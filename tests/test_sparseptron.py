@@ -303,6 +303,37 @@ def test_invalid_settings_and_missing_initialisation():
                      [(np.array([N_BUCKETS - 1], np.uint64), np.array([1.0]), 1)])
 
 
+def test_gold_support_skips_buckets_outside_the_feature_space():
+    """support = "gold": once the gold trees are in, updates touch only
+    buckets with a group, exactly as the same updates filtered beforehand."""
+    rng = np.random.default_rng(11)
+    n_train, n_used = 10, 200
+    frozen = Sparseptron(B=3, shrink_every=2, sparse_epochs=2, overlap="refill", support="gold")
+    plain = Sparseptron(B=3, shrink_every=2, sparse_epochs=2, overlap="refill")
+    gid = np.repeat(np.arange(1, len(SIZES) + 1), SIZES).astype(np.uint8)
+    member = np.zeros(N_BUCKETS, dtype=bool)
+    member[:n_used] = True
+    for learner in (frozen, plain):
+        learner.begin(FirstOrderFeatures(N_BUCKETS, 1, False), n_train)
+        learner.assign_groups(np.arange(n_used, dtype=np.uint64), gid[:n_used])
+    frozen.freeze_support()
+    plain.freeze_support()   # support = "all": no effect
+    t_frozen, t_plain = WeightTable(N_BUCKETS), WeightTable(N_BUCKETS)
+    for _ in range(4 * n_train):
+        idx, val, n_wrong = random_update(rng, len(gid))   # some beyond n_used
+        idx = np.r_[idx, np.uint64(N_BUCKETS - 1)]
+        val = np.r_[val, 1.0]
+        frozen.step(t_frozen, [(idx, val, n_wrong)])
+        keep = member[idx.astype(int)]
+        plain.step(t_plain, [(idx[keep], val[keep], n_wrong)])
+    assert frozen.debiasing and plain.debiasing
+    np.testing.assert_allclose(t_frozen.current(), t_plain.current(), rtol=1e-5, atol=1e-6)
+    assert not np.any(t_frozen.current()[~member])
+    assert not np.any(t_frozen.averaged()[~member])
+    with pytest.raises(ValueError, match="support"):
+        Sparseptron(support="predicted")
+
+
 def test_sparse_weights_round_trip_and_errors():
     rng = np.random.default_rng(3)
     w = np.where(rng.random(1001) < 0.2, rng.normal(size=1001), 0).astype(np.float32)
@@ -318,8 +349,10 @@ def test_sparse_weights_round_trip_and_errors():
 
 # ------------------------------------------------------------ in the component
 
-@pytest.mark.parametrize("overlap", ["any", "first", "refill"])
-def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sample_dev, overlap):
+@pytest.mark.parametrize("overlap,support", [("any", "all"), ("first", "all"),
+                                             ("refill", "all"), ("refill", "gold")])
+def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sample_dev, overlap,
+                                                   support):
     from spacy.training import Example
     from spacy.util import minibatch
 
@@ -330,7 +363,7 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     nlp = spacy.blank("en")
     nlp.add_pipe("mst_parser", config={"learner": {
         "@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": 12, "shrink_every": 8,
-        "sparse_epochs": 1, "overlap": overlap}})
+        "sparse_epochs": 1, "overlap": overlap, "support": support}})
 
     def examples(path, n):
         out = []
@@ -359,6 +392,17 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
         for b in np.flatnonzero(arc)[::50]:
             assert set(parser.learner.bucket_groups(int(b))) & set(kept)
     assert not np.any(arc[~parser.learner.kept_buckets()])
+    # The kept groups' buckets on the gold trees: with support = "gold" every
+    # non-zero weight is one of them; otherwise wrong arcs add others.
+    gold_kept = np.zeros(arc.size, dtype=bool)
+    for sentence, heads in parser._encoded_gold(lambda: train):
+        ids, groups = fg.tree_features_grouped(parser.features.first_order, sentence, heads)
+        gold_kept[ids[np.isin(groups, kept)].astype(np.int64)] = True
+    outside = np.count_nonzero(arc[~gold_kept])
+    if support == "gold":
+        assert outside == 0
+    elif overlap == "refill":
+        assert outside > 0
     nlp.to_disk(tmp_path / "model")
     files = {p.name for p in (tmp_path / "model" / "mst_parser").iterdir()}
     assert "arc_weights.npz" in files and "arc_weights.npy" not in files

@@ -59,6 +59,7 @@ def make_sparseptron(
     debias: str = "MIRA",
     C: Optional[float] = None,
     overlap: str = "first",
+    support: str = "all",
 ):
     """Sparseptron (Smith & Martins 2013, Figure 3): perceptron steps with a
     budget of ``B`` feature groups (templates), shrunk every ``shrink_every``
@@ -67,13 +68,16 @@ def make_sparseptron(
     debiasing step (None = unclipped; PA-I needs a value). ``overlap``:
     a hashed bucket shared by several groups belongs to the "first" group
     that met it, or is kept if "any" of them is kept, or "refill": first
-    while selecting, any while debiasing."""
+    while selecting, any while debiasing. ``support``: the feature space is
+    every bucket a gold or predicted tree reaches ("all"), or only the gold
+    training trees' buckets ("gold", as MSTParser's feature alphabet)."""
     from .sparseptron import Sparseptron
 
     if C is None and debias == "PA-I":
         raise ValueError("Sparseptron: debias = 'PA-I' needs a value for C")
     return Sparseptron(B=B, shrink_every=shrink_every, sparse_epochs=sparse_epochs,
-                       debias=debias, C=float("inf") if C is None else C, overlap=overlap)
+                       debias=debias, C=float("inf") if C is None else C, overlap=overlap,
+                       support=support)
 
 
 @spacy.registry.mst_learners("spacy_mstparse.OneSlackSSVM.v1")

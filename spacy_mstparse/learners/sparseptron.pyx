@@ -51,6 +51,15 @@ is treated:
   bucket that a kept group uses is trained and kept, including the shared
   buckets whose first group was dropped (zero after the sparse stage).
 
+Support. With ``support = "all"`` (default) a bucket joins the feature
+space when any tree of an update reaches it, gold or predicted, as for the
+dense learners; most of the dense model's non-zeros are then features of
+wrong arcs. With ``support = "gold"`` the feature space is fixed at
+``begin_training`` to the buckets of the gold training trees (as MSTParser
+builds its feature alphabet from the gold parses), and updates skip every
+other bucket, in both stages; the debiased model then has at most the kept
+groups' gold-tree buckets non-zero.
+
 Debiasing (the paper's recommendation): after ``sparse_epochs`` passes the
 learner keeps the selected groups fixed, restarts the averaging from the
 current weights (warm start) and trains on with single-constraint MIRA
@@ -78,6 +87,7 @@ DEF N_IDS = 256      # group ids (feature_groups.pyx) are < 128
 
 DEBIAS = ("MIRA", "PA-I", "none")
 OVERLAP = ("first", "any", "refill")
+SUPPORT = ("all", "gold")
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -110,8 +120,9 @@ cdef class Sparseptron:
     B: group budget. shrink_every: sentences between two shrink steps.
     sparse_epochs: passes of the sparse stage. debias: "MIRA", "PA-I" or
     "none". C: clip of the debiasing step (MIRA: None/inf = unclipped).
-    overlap: "first" or "any", how a bucket shared by several groups counts
-    (module docstring).
+    overlap: "first", "any" or "refill", how a bucket shared by several
+    groups counts. support: "all" or "gold", which buckets make up the
+    feature space (module docstring).
     """
 
     cdef readonly int batch_size
@@ -121,6 +132,7 @@ cdef class Sparseptron:
     cdef readonly int sparse_epochs
     cdef readonly str debias
     cdef readonly str overlap
+    cdef readonly str support
     cdef readonly double C
     cdef readonly long long t            # sentences seen in the sparse stage
     cdef readonly long long n_train      # sentences per epoch
@@ -143,13 +155,15 @@ cdef class Sparseptron:
     cdef uint64_t _kept_bits
     cdef bint _norm_first                # norms, |F_g|, shrink: first group only
     cdef bint _mask_all                  # the mask records every group
+    cdef bint _frozen                    # support = "gold" after begin_training
     cdef WeightTable _table              # the table of the last step (for new members)
     cdef bint _shrunk
     cdef double _ratio_sum               # sum of n_wrong / (||x||^2 eta) over updates
     cdef long long _n_ratio
 
     def __init__(self, int B=20, int shrink_every=32, int sparse_epochs=5,
-                 str debias="MIRA", double C=INFINITY, str overlap="first"):
+                 str debias="MIRA", double C=INFINITY, str overlap="first",
+                 str support="all"):
         if B < 1:
             raise ValueError(f"Sparseptron: B (group budget) must be >= 1, got {B}")
         if shrink_every < 1:
@@ -162,7 +176,10 @@ cdef class Sparseptron:
             raise ValueError(f"Sparseptron: C must be > 0, got {C}")
         if overlap not in OVERLAP:
             raise ValueError(f"Sparseptron: overlap must be one of {OVERLAP}, got {overlap!r}")
+        if support not in SUPPORT:
+            raise ValueError(f"Sparseptron: support must be one of {SUPPORT}, got {support!r}")
         self.overlap = overlap
+        self.support = support
         self._norm_first = overlap != "any"
         self._mask_all = overlap != "first"
         self.B = B
@@ -183,6 +200,7 @@ cdef class Sparseptron:
         self.n_shrinks = 0
         self.collisions = 0
         self._shrunk = False
+        self._frozen = False
         self._ratio_sum = 0.0
         self._n_ratio = 0
         self._n_bits = 0
@@ -221,6 +239,12 @@ cdef class Sparseptron:
         self.begin(parser.features.first_order, len(gold))
         for sentence, heads in gold:
             self.note_tree(sentence, heads)
+        self.freeze_support()
+
+    def freeze_support(self):
+        """End of the gold trees: with ``support = "gold"`` no bucket joins
+        the feature space after this (``note_tree`` becomes a no-op)."""
+        self._frozen = self.support == "gold"
 
     def begin(self, features, long long n_train):
         """Start training with ``features`` (FirstOrderFeatures) and |D| =
@@ -239,7 +263,7 @@ cdef class Sparseptron:
     def note_tree(self, sentence, heads):
         """Give the buckets of a tree's features their groups (called by the
         component for every gold and predicted tree it builds an update from)."""
-        if self._map_arr is None:
+        if self._map_arr is None or self._frozen:
             return
         ids, groups = _fg.tree_features_grouped(self._features, sentence, heads)
         self.assign_groups(ids, groups)
@@ -331,10 +355,11 @@ cdef class Sparseptron:
                 self.t += 1
                 if n_wrong > 0 and idx.shape[0] > 0:
                     eta = sqrt(<double>self.n_train / self.t)
-                    self._perceptron_step(table, idx, val, eta)
-                    self._ratio_sum += n_wrong / (eta * sum(v * v for v in val))
-                    self._n_ratio += 1
-                    n_updates += 1
+                    sq = self._perceptron_step(table, idx, val, eta)
+                    if sq > 0.0:
+                        self._ratio_sum += n_wrong / (eta * sq)
+                        self._n_ratio += 1
+                        n_updates += 1
                 end = self.t == <long long>self.sparse_epochs * self.n_train
                 if end or self.t % self.shrink_every == 0:
                     self.shrink(table)
@@ -344,12 +369,20 @@ cdef class Sparseptron:
         return {"n_sentences": len(batch), "n_wrong": total_wrong, "n_updates": n_updates,
                 "n_groups": self.n_active_groups()}
 
-    cdef void _perceptron_step(self, WeightTable table, const uint64_t[:] idx,
-                               const double[:] val, double eta) except *:
+    cdef double _perceptron_step(self, WeightTable table, const uint64_t[:] idx,
+                                 const double[:] val, double eta) except -1.0:
+        """w += eta * val on the buckets of idx (those in the feature space);
+        returns ||val||^2 over the buckets updated."""
         cdef Py_ssize_t i, n = idx.shape[0]
-        cdef double x
+        cdef double x, sq = 0.0
         for i in range(n):
             if self._mask[idx[i]] == 0:
+                if self._frozen:
+                    idx, val = self._in_support(idx, val)
+                    n = idx.shape[0]
+                    if n == 0:
+                        return 0.0
+                    break
                 raise ValueError(
                     f"Sparseptron: bucket {idx[i]} has no feature group; the trees of each "
                     "update must go through note_tree()")
@@ -361,6 +394,15 @@ cdef class Sparseptron:
             for i in range(n):
                 x = table._v[idx[i]]
                 _mask_add_sq(self._norm_mask(idx[i]), self._sq, x * x)
+                sq += val[i] * val[i]
+        return sq
+
+    def _in_support(self, const uint64_t[:] idx, const double[:] val):
+        """The entries of an update whose bucket is in the feature space."""
+        ids = numpy.asarray(idx)
+        keep = self._mask_arr[ids] != 0
+        return (numpy.ascontiguousarray(ids[keep]),
+                numpy.ascontiguousarray(numpy.asarray(val)[keep]))
 
     cdef long _debias_step(self, WeightTable table, const uint64_t[:] idx,
                            const double[:] val, long n_wrong) except -1:
@@ -506,4 +548,4 @@ cdef class Sparseptron:
     def __repr__(self):
         return (f"Sparseptron(B={self.B}, shrink_every={self.shrink_every}, "
                 f"sparse_epochs={self.sparse_epochs}, debias={self.debias!r}, C={self.C}, "
-                f"overlap={self.overlap!r})")
+                f"overlap={self.overlap!r}, support={self.support!r})")
