@@ -88,6 +88,27 @@ QUICK_EPOCHS = 1
 PEGASOS_GRID = ("1e-2", "3.3e-2", "1e-3", "3.3e-3", "1e-4")
 
 
+V1_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+               "tag_columns": "both", "use_morph": False, "n_buckets": 2**22}
+
+
+def arc_weight_stats(component_dir: Path) -> Dict[str, Any]:
+    """Arc-weight file (``arc_weights.npy``, or ``.npz`` for sparse learners),
+    its size and the number of non-zero arc weights."""
+    import numpy
+
+    from spacy_mstparse.learners import sparse_weights
+
+    path = next(component_dir.glob("arc_weights.np*"))
+    if path.suffix == ".npz":
+        with numpy.load(path) as data:
+            arc = sparse_weights.unpack(dict(data), str(path))
+    else:
+        arc = numpy.load(path)
+    return {"arc_file": path.name, "arc_file_bytes": path.stat().st_size,
+            "arc_nonzero": int(numpy.count_nonzero(arc)), "arc_buckets": int(arc.size)}
+
+
 def _learners() -> Dict[str, Dict[str, Any]]:
     learners: Dict[str, Dict[str, Any]] = {
         "perceptron": {
@@ -105,8 +126,21 @@ def _learners() -> Dict[str, Dict[str, Any]]:
         "mira-k5-v1": {
             "description": "averaged 5-best MIRA (k=5), v1 features (no direction back-off)",
             "block": {"@mst_learners": "spacy_mstparse.MIRA.v1", "C": None, "k": 5},
-            "features": {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
-                         "tag_columns": "both", "use_morph": False, "n_buckets": 2**22},
+            "features": V1_FEATURES,
+        },
+        "mira-v1": {
+            "description": "averaged 1-best MIRA (k=1), v1 features: the dense model of "
+                           "the sparseptron table",
+            "block": {"@mst_learners": "spacy_mstparse.MIRA.v1", "C": None, "k": 1},
+            "features": V1_FEATURES,
+        },
+        "sparseptron": {
+            "description": "sparseptron as configs/mst_parser_sparse.cfg: B=22, 5 sparse + "
+                           "5 MIRA epochs, gold-tree support, overlap refill, v1 features",
+            "block": {"@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": 22,
+                      "shrink_every": 32, "sparse_epochs": 5, "debias": "MIRA", "C": None,
+                      "overlap": "refill", "support": "gold"},
+            "features": V1_FEATURES,
         },
         "pa1": {
             "description": "averaged PA-I, C=0.05",
@@ -681,6 +715,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             }
             entry["size"]["mst_parser_mb"] = entry["size"]["mst_parser_bytes"] / 2**20
             entry["size"]["model_mb"] = entry["size"]["model_bytes"] / 2**20
+            entry["size"].update(arc_weight_stats(model_last / "mst_parser"))
         except Exception as err:  # record it and go on with the next learner
             failed = True
             entry["error"] = str(err)

@@ -129,17 +129,19 @@ def run_table(args):
         for label, learner in learners.items():
             epochs = sparse_epochs + debias_epochs if "B" in learner else args.epochs
             nlp, seconds = train(lang, learner, train_egs, epochs, "auto",
-                                 n_buckets=args.n_buckets)
+                                 seed=args.seed, n_buckets=args.n_buckets)
             parser = nlp.get_pipe("mst_parser")
             arc = parser._prediction_weights()[0]
             out = WORK / (f"{name}-sparse-B{learner['B']}" if "B" in learner else f"{name}-dense")
             if args.n_buckets:
                 out = out.with_name(f"{out.name}-nb{args.n_buckets}")
+            if args.seed:
+                out = out.with_name(f"{out.name}-seed{args.seed}")
             nlp.to_disk(out)
             arc_file = next((out / "mst_parser").glob("arc_weights.np*"))
             scores = nlp.evaluate(dev)
             row = {
-                "treebank": name, "learner": label, "config": learner, "epochs": epochs,
+                "treebank": name, "learner": label, "config": learner, "epochs": epochs, "seed": args.seed,
                 "decoder": parser.decoder, "train_seconds": seconds,
                 "uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"],
                 "nonzero": int(np.count_nonzero(arc)), "n_buckets": int(arc.size),
@@ -348,6 +350,7 @@ def main():
                     help="table: the sparseptron's overlap setting (default: the learner's)")
     ap.add_argument("--support", default=None, choices=["all", "gold"],
                     help="table: the sparseptron's support setting (default: the learner's)")
+    ap.add_argument("--seed", type=int, default=0, help="table: training-order shuffle seed")
     ap.add_argument("--sparse-epochs", type=int, default=0,
                     help="table: epochs of the sparse stage (default: half of --epochs)")
     ap.add_argument("--debias-epochs", type=int, default=0,

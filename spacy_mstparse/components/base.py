@@ -113,11 +113,13 @@ class DependencyPipe(Pipe):
 
     def _check_format(self, cfg: dict, where: str) -> None:
         version = cfg.get("format_version")
-        if version != self.FORMAT_VERSION:
+        readable = getattr(self, "READS_FORMATS", (self.FORMAT_VERSION,))
+        if version not in readable:
+            formats = " or ".join(str(v) for v in readable)
             raise ValueError(
                 f"[{self.name}] {where} was saved by spacy-mstparse "
                 f"{cfg.get('spacy_mstparse_version', '?')} in model format {version}; this "
-                f"is spacy-mstparse {__version__}, which reads format {self.FORMAT_VERSION}. "
+                f"is spacy-mstparse {__version__}, which reads format {formats}. "
                 "Retrain the pipeline or install the matching spacy-mstparse version."
             )
 

@@ -56,7 +56,10 @@ from .base import DependencyPipe
 from ..features import registry as _feature_registry  # noqa: F401
 from ..learners import registry as _learner_registry  # noqa: F401
 
-FORMAT_VERSION = 1
+# Format 2 saves the label weights as bitmap + non-zero values (about 5% of
+# them are non-zero); format 1 (dense label_weights.npy) still loads.
+FORMAT_VERSION = 2
+READS_FORMATS = (1, 2)
 DECODERS = {"eisner": eisner, "chu_liu_edmonds": chu_liu_edmonds}
 
 DEFAULT_CONFIG = {
@@ -193,6 +196,7 @@ class MSTParser(DependencyPipe):
     # True/False/None, and logs the loss of pipes that are trainable.
     model = True
     FORMAT_VERSION = FORMAT_VERSION
+    READS_FORMATS = READS_FORMATS
 
     # -- labels -----------------------------------------------------------
     @property
@@ -558,7 +562,7 @@ class MSTParser(DependencyPipe):
         else:
             arc_data = {"arc_weights": arc}
         return srsly.msgpack_dumps(
-            {"cfg": self._serial_cfg(), **arc_data, "label_weights": label}
+            {"cfg": self._serial_cfg(), **arc_data, "label_sparse": sparse_weights.pack(label)}
         )
 
     @property
@@ -573,7 +577,11 @@ class MSTParser(DependencyPipe):
             arc = sparse_weights.unpack(data["arc_sparse"], "the serialized component")
         else:
             arc = data["arc_weights"]
-        self._set_weights(arc, data["label_weights"])
+        if "label_sparse" in data:
+            label = sparse_weights.unpack(data["label_sparse"], "the serialized component")
+        else:  # format 1
+            label = data["label_weights"]
+        self._set_weights(arc, label)
         return self
 
     def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
@@ -588,7 +596,9 @@ class MSTParser(DependencyPipe):
         else:
             numpy.save(path / "arc_weights.npy", arc)
             (path / "arc_weights.npz").unlink(missing_ok=True)
-        numpy.save(path / "label_weights.npy", label)
+        with (path / "label_weights.npz").open("wb") as file_:
+            numpy.savez(file_, **sparse_weights.pack(label))
+        (path / "label_weights.npy").unlink(missing_ok=True)
 
     def from_disk(self, path, *, exclude=SimpleFrozenList()):
         path = ensure_path(path)
@@ -598,7 +608,12 @@ class MSTParser(DependencyPipe):
                 arc = sparse_weights.unpack(data, str(path / "arc_weights.npz"))
         else:
             arc = numpy.load(path / "arc_weights.npy")
-        self._set_weights(arc, numpy.load(path / "label_weights.npy"))
+        if (path / "label_weights.npz").exists():
+            with numpy.load(path / "label_weights.npz") as data:
+                label = sparse_weights.unpack(data, str(path / "label_weights.npz"))
+        else:  # format 1
+            label = numpy.load(path / "label_weights.npy")
+        self._set_weights(arc, label)
         return self
 
     def _set_weights(self, arc: numpy.ndarray, label: numpy.ndarray) -> None:
