@@ -2,9 +2,9 @@
 
 Used by ``mst_parser`` to save its label weights (about 5% non-zero) and the
 arc weights of sparse learners (the sparseptron: Smith & Martins 2013 report
-the share of non-zero coefficients and the model size): a bitmap of the non-zero positions (``numpy.packbits``,
-n/8 bytes) plus the non-zero float32 values in index order, so the file takes
-n/8 + 4 nnz bytes instead of 4 n.
+the share of non-zero coefficients and the model size): a bitmap of the
+non-zero positions (``numpy.packbits``, n/8 bytes) plus the non-zero float32
+values in index order, so the file takes n/8 + 4 nnz bytes instead of 4 n.
 """
 from typing import Dict
 
