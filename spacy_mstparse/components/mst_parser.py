@@ -573,15 +573,7 @@ class MSTParser(DependencyPipe):
     def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
         data = srsly.msgpack_loads(bytes_data)
         self._load_cfg(data["cfg"], "the serialized component")
-        if "arc_sparse" in data:
-            arc = sparse_weights.unpack(data["arc_sparse"], "the serialized component")
-        else:
-            arc = data["arc_weights"]
-        if "label_sparse" in data:
-            label = sparse_weights.unpack(data["label_sparse"], "the serialized component")
-        else:  # format 1
-            label = data["label_weights"]
-        self._set_weights(arc, label)
+        self._set_weights(_bytes_weights(data, "arc"), _bytes_weights(data, "label"))
         return self
 
     def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
@@ -589,31 +581,13 @@ class MSTParser(DependencyPipe):
         path.mkdir(parents=True, exist_ok=True)
         arc, label = self._prediction_weights()
         srsly.write_json(path / "cfg", self._serial_cfg())
-        if self._sparse_arc_weights:
-            with (path / "arc_weights.npz").open("wb") as file_:
-                numpy.savez(file_, **sparse_weights.pack(arc))
-            (path / "arc_weights.npy").unlink(missing_ok=True)
-        else:
-            numpy.save(path / "arc_weights.npy", arc)
-            (path / "arc_weights.npz").unlink(missing_ok=True)
-        with (path / "label_weights.npz").open("wb") as file_:
-            numpy.savez(file_, **sparse_weights.pack(label))
-        (path / "label_weights.npy").unlink(missing_ok=True)
+        _save_weights(path, "arc_weights", arc, sparse=self._sparse_arc_weights)
+        _save_weights(path, "label_weights", label, sparse=True)
 
     def from_disk(self, path, *, exclude=SimpleFrozenList()):
         path = ensure_path(path)
         self._load_cfg(self._read_cfg(path), str(path))
-        if (path / "arc_weights.npz").exists():
-            with numpy.load(path / "arc_weights.npz") as data:
-                arc = sparse_weights.unpack(data, str(path / "arc_weights.npz"))
-        else:
-            arc = numpy.load(path / "arc_weights.npy")
-        if (path / "label_weights.npz").exists():
-            with numpy.load(path / "label_weights.npz") as data:
-                label = sparse_weights.unpack(data, str(path / "label_weights.npz"))
-        else:  # format 1
-            label = numpy.load(path / "label_weights.npy")
-        self._set_weights(arc, label)
+        self._set_weights(_load_weights(path, "arc_weights"), _load_weights(path, "label_weights"))
         return self
 
     def _set_weights(self, arc: numpy.ndarray, label: numpy.ndarray) -> None:
@@ -630,6 +604,35 @@ class MSTParser(DependencyPipe):
         )
         self.arc_table = self.label_table = None
         self._weights = (arc, label)
+
+
+def _save_weights(path, stem: str, weights: numpy.ndarray, sparse: bool) -> None:
+    """``stem.npz`` (bitmap + non-zero values) or ``stem.npy`` (dense), and
+    no stale file of the other kind."""
+    if sparse:
+        with (path / f"{stem}.npz").open("wb") as file_:
+            numpy.savez(file_, **sparse_weights.pack(weights))
+        (path / f"{stem}.npy").unlink(missing_ok=True)
+    else:
+        numpy.save(path / f"{stem}.npy", weights)
+        (path / f"{stem}.npz").unlink(missing_ok=True)
+
+
+def _load_weights(path, stem: str) -> numpy.ndarray:
+    """The vector ``_save_weights`` wrote, sparse or dense (label weights of
+    format 1 are dense)."""
+    if (path / f"{stem}.npz").exists():
+        with numpy.load(path / f"{stem}.npz") as data:
+            return sparse_weights.unpack(data, str(path / f"{stem}.npz"))
+    return numpy.load(path / f"{stem}.npy")
+
+
+def _bytes_weights(data: dict, name: str) -> numpy.ndarray:
+    """``name``'s weights from ``to_bytes``' dict: ``{name}_sparse`` (packed)
+    or ``{name}_weights`` (dense; the label weights of format 1)."""
+    if f"{name}_sparse" in data:
+        return sparse_weights.unpack(data[f"{name}_sparse"], "the serialized component")
+    return data[f"{name}_weights"]
 
 
 def _warm_table(weights: numpy.ndarray) -> WeightTable:

@@ -373,16 +373,15 @@ cdef class Sparseptron:
                                  const double[:] val, double eta) except -1.0:
         """w += eta * val on the buckets of idx (those in the feature space);
         returns ||val||^2 over the buckets updated."""
-        cdef Py_ssize_t i, n = idx.shape[0]
+        cdef Py_ssize_t i, n
         cdef double x, sq = 0.0
+        if self._frozen:
+            idx, val = self._in_support(idx, val)
+        n = idx.shape[0]
+        if n == 0:
+            return 0.0
         for i in range(n):
             if self._mask[idx[i]] == 0:
-                if self._frozen:
-                    idx, val = self._in_support(idx, val)
-                    n = idx.shape[0]
-                    if n == 0:
-                        return 0.0
-                    break
                 raise ValueError(
                     f"Sparseptron: bucket {idx[i]} has no feature group; the trees of each "
                     "update must go through note_tree()")
