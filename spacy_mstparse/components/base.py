@@ -7,34 +7,58 @@ spaCy pipeline: both are trainable without thinc's optimizer, parse each
 sentence (``doc.sents``, or a documented fallback) in chunks of at most
 ``max_sentence_length`` words, warn once per missing annotation, score with
 the project's scorer, and save a ``cfg`` with the model format version,
-refusing other versions with an error naming both.
+refusing other versions with an error naming both. Both read the gold
+trees of the reference docs the same way (``gold_sentences``), check the tag
+columns their features read (``check_tags``) and serialize through one table
+of named parts (``_serial_parts`` / ``_load_parts``, see ``serialization.py``),
+which ``to_bytes``, ``to_disk``, their inverses and pickling all use.
 """
 import warnings
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-import srsly
 from spacy.attrs import SENT_START
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
-from spacy.util import minibatch
+from spacy.util import SimpleFrozenList, ensure_path, minibatch
 
 from .. import __version__
+from . import serialization
+from .serialization import ModelDataError
 
 # Tokens after which the fallback sentence splitter ends a sentence.
 SENTENCE_FINAL = frozenset([".", "!", "?", "...", "…", "!!", "??", "?!", "!?"])
+
+# The scores ``spacy train`` weighs (and reports) for both parsers.
+SCORE_WEIGHTS = {
+    "dep_uas": 0.5,
+    "dep_las": 0.5,
+    "dep_las_per_type": None,
+    "dep_uas_with_punct": None,
+    "dep_las_with_punct": None,
+    "sents_p": None,
+    "sents_r": None,
+    "sents_f": None,
+}
+# Which doc attribute a tag column of the features is read from.
+TAG_COLUMN_ATTRS = {"upos": ("POS",), "xpos": ("TAG",), "both": ("POS", "TAG")}
 
 
 class DependencyPipe(Pipe):
     """Base class of the two parser components.
 
-    Subclasses set ``FORMAT_VERSION`` and provide ``predict`` and
-    ``set_annotations``; ``self.cfg`` must hold ``max_sentence_length``.
+    Subclasses set ``FORMAT_VERSION`` (and ``READS_FORMATS`` when older
+    formats still load), provide ``predict``, ``set_annotations``,
+    ``tag_attrs`` (the doc attributes their features read), and the
+    serializer table ``_serial_parts`` / ``_load_parts``; ``self.cfg`` must
+    hold ``max_sentence_length`` and ``labels``.
     """
 
     FORMAT_VERSION = 1
+    # Attributes rebuilt by ``from_bytes`` when unpickling (not pickled).
+    TRANSIENT_ATTRS: Tuple[str, ...] = ()
 
     @property
     def is_trainable(self) -> bool:
@@ -54,6 +78,86 @@ class DependencyPipe(Pipe):
         for batch in minibatch(stream, size=batch_size):
             self.set_annotations(batch, self.predict(batch))
             yield from batch
+
+    # -- labels ---------------------------------------------------------------
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.cfg["labels"])
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError(
+            f"[{self.name}] labels are collected by initialize(); pass them with "
+            f"[initialize.components.{self.name}.labels] instead of add_label"
+        )
+
+    # -- gold data and input checks -----------------------------------------------
+    def gold_sentences(self, eg: Example):
+        """Yield (sentence start, gold heads, gold labels) for each reference
+        sentence: ``heads[0] = -1``, ``heads[i]`` the head position of word i
+        (0 = root), ``deps[i]`` its label ("" when unlabelled).
+
+        Documents whose tokenization differs from the reference and sentences
+        with missing heads or heads outside the sentence are skipped with a
+        warning (said once, never silently)."""
+        ref = eg.reference
+        if not ref.has_annotation("DEP"):
+            return
+        if len(eg.predicted) != len(ref) or any(
+            p.text != r.text for p, r in zip(eg.predicted, ref)
+        ):
+            self._warn_once(
+                "tokenization",
+                f"[{self.name}] skipping training documents whose tokenization differs from "
+                f"the reference: {self.name} trains on gold-tokenized text",
+            )
+            return
+        for sent in ref.sents:
+            start, end = sent.start, sent.end
+            heads = numpy.full(end - start + 1, -1, dtype="int32")
+            deps: List[str] = [""] * (end - start + 1)
+            ok = True
+            for i, token in enumerate(sent, 1):
+                if not token.has_head():
+                    ok = False
+                    break
+                h = token.head.i
+                if h == token.i:
+                    heads[i] = 0
+                elif start <= h < end:
+                    heads[i] = h - start + 1
+                else:
+                    ok = False
+                    break
+                deps[i] = token.dep_
+            if not ok:
+                self._warn_once(
+                    "partial",
+                    f"[{self.name}] skipping gold sentences with missing heads or heads "
+                    "outside the sentence",
+                )
+                continue
+            yield start, heads, deps
+
+    @property
+    def tag_attrs(self) -> Tuple[str, ...]:
+        """The doc attributes (``"POS"``, ``"TAG"``) the features read."""
+        raise NotImplementedError
+
+    def check_tags(self, doc: Doc) -> None:
+        """Warn once per missing tag column that the features read."""
+        for attr in self.tag_attrs:
+            if not doc.has_annotation(attr):
+                self._warn_once(
+                    attr,
+                    f"[{self.name}] docs have no {attr} annotation but the parser's features "
+                    "read it. Add a tagger before the parser (configs/mst_parser_tagged.cfg), "
+                    "or give it gold tags (spacy_mstparse.GoldAnnotationsCorpus.v1 in training, "
+                    "--gold-tags in the CLI).",
+                )
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
@@ -124,8 +228,66 @@ class DependencyPipe(Pipe):
             )
 
     def _read_cfg(self, path: Path) -> dict:
-        """The saved ``cfg`` of a component directory, or an error naming it."""
+        """Old-style loading (to be removed once both components use the table)."""
+        import srsly
+
         cfg_path = path / "cfg"
         if not cfg_path.exists():
             raise ValueError(f"[{self.name}] no component data at {path} (missing {cfg_path.name})")
         return srsly.read_json(cfg_path)
+
+    # The table: name (= file name) -> function giving its bytes.
+    def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
+        raise NotImplementedError
+
+    # Names ``from_bytes`` reads besides the table's (older formats).
+    LEGACY_PARTS: Tuple[str, ...] = ()
+
+    def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
+        """Restore the component from ``{name: bytes}``; ``where(name)`` says
+        where a part came from, for error messages. Excluded parts are absent."""
+        raise NotImplementedError
+
+    def to_bytes(self, *, exclude=SimpleFrozenList()) -> bytes:
+        return serialization.to_bytes(self._serial_parts(), exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
+        names = [*self._serial_parts(), *self.LEGACY_PARTS]
+        where = f"[{self.name}] the serialized component"
+        parts = serialization.from_bytes(bytes_data, names, exclude, where)
+        self._load_parts(parts, lambda name: f"{where} (part {name!r})")
+        return self
+
+    def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
+        serialization.to_disk(ensure_path(path), self._serial_parts(), exclude)
+
+    def from_disk(self, path, *, exclude=SimpleFrozenList()):
+        path = ensure_path(path)
+        parts = serialization.from_disk(path, exclude, f"[{self.name}] {path}")
+        self._load_parts(parts, lambda name: f"[{self.name}] {path / name}")
+        return self
+
+    def _require_part(self, parts: Dict[str, bytes], name: str, where: Callable[[str], str]) -> bytes:
+        if name not in parts:
+            raise ModelDataError(f"{where(name)}: missing (the saved component is incomplete)")
+        return parts[name]
+
+    @property
+    def is_initialized(self) -> bool:
+        raise NotImplementedError
+
+    def __getstate__(self):
+        """Pickled through ``to_bytes``: the settings and the learner as
+        objects, the model as its serialized parts."""
+        state = {k: v for k, v in self.__dict__.items() if k not in self.TRANSIENT_ATTRS}
+        state["_pickled_model"] = self.to_bytes() if self.is_initialized else None
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        data = state.pop("_pickled_model")
+        self.__dict__.update(state)
+        for attr in self.TRANSIENT_ATTRS:
+            self.__dict__.setdefault(attr, None)
+        if data is not None:
+            self.from_bytes(data)

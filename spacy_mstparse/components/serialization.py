@@ -1,0 +1,147 @@
+"""One serializer for both parser components: a table of named parts.
+
+A component lists its parts once (``DependencyPipe._serial_parts``): a name,
+which is also the file name on disk (``cfg``, ``arc_weights.npz``, ...), and
+a function giving the part's bytes. ``to_bytes`` is spaCy's msgpack of
+``{name: bytes}`` (``spacy.util.to_bytes``) and ``to_disk`` writes one file
+per name (``spacy.util.to_disk``), so the layout is the same on disk and in
+bytes, and ``exclude`` drops parts by name (with or without the extension) in
+all four directions. Pickling goes through ``to_bytes`` as well.
+
+Parts are JSON (``dump_json``) or numpy arrays in an ``.npz`` archive
+(``dump_arrays``; never pickled objects). Reading a damaged, truncated,
+empty or foreign file raises ``ModelDataError``: one line naming the file and
+what is wrong with it, which the CLI prints without a traceback.
+"""
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Mapping
+
+import numpy
+import srsly
+from spacy import util
+
+from ..corpus.atomic import atomic_write_bytes
+from ..learners import sparse_weights
+
+
+class ModelDataError(ValueError):
+    """A saved component that cannot be read: names the file and the problem."""
+
+
+def excluded_names(names: Iterable[str], exclude: Iterable[str]) -> list:
+    """What to pass to ``spacy.util`` as ``exclude``: the part names dropped
+    by ``exclude`` and their stems (``"arc_weights"`` drops
+    ``"arc_weights.npz"``; ``spacy.util.to_disk`` compares stems, ``to_bytes``
+    whole names)."""
+    exclude = set(exclude)
+    dropped = [name for name in names if name in exclude or name.split(".")[0] in exclude]
+    return dropped + [name.split(".")[0] for name in dropped]
+
+
+def dump_json(data: Mapping) -> bytes:
+    return srsly.json_dumps(data, indent=2).encode("utf8")
+
+
+def load_json(data: bytes, where: str) -> dict:
+    if not isinstance(data, (bytes, bytearray)) or not data:
+        raise ModelDataError(f"{where}: empty file (expected the component's JSON settings)")
+    try:
+        value = json.loads(bytes(data).decode("utf8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        raise ModelDataError(f"{where}: not valid JSON ({err})") from None
+    if not isinstance(value, dict):
+        raise ModelDataError(f"{where}: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def dump_arrays(**arrays: numpy.ndarray) -> bytes:
+    """An uncompressed ``.npz`` archive of the arrays (no pickled objects)."""
+    buffer = io.BytesIO()
+    numpy.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def load_arrays(data: bytes, where: str, keys: Iterable[str]) -> Dict[str, numpy.ndarray]:
+    """The arrays of a ``dump_arrays`` archive; ``keys`` must be present."""
+    if not isinstance(data, (bytes, bytearray)) or not data:
+        raise ModelDataError(f"{where}: empty file (expected a numpy .npz archive)")
+    try:
+        with numpy.load(io.BytesIO(bytes(data)), allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except (zipfile.BadZipFile, EOFError) as err:
+        raise ModelDataError(f"{where}: damaged or truncated .npz archive ({err})") from None
+    except (ValueError, OSError, KeyError) as err:
+        raise ModelDataError(f"{where}: not a numpy .npz archive of weights ({err})") from None
+    missing = [key for key in keys if key not in arrays]
+    if missing:
+        raise ModelDataError(f"{where}: the archive lacks {', '.join(missing)}")
+    return arrays
+
+
+def load_npy(data: bytes, where: str) -> numpy.ndarray:
+    """A single ``.npy`` array (files of older formats)."""
+    if not isinstance(data, (bytes, bytearray)) or not data:
+        raise ModelDataError(f"{where}: empty file (expected a numpy .npy array)")
+    try:
+        return numpy.load(io.BytesIO(bytes(data)), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise ModelDataError(f"{where}: damaged or truncated .npy array ({err})") from None
+
+
+def dump_sparse_vector(weights: numpy.ndarray) -> bytes:
+    """A float32 vector as bitmap of non-zeros + their values (compact when
+    most weights are 0, 1/32 larger than dense when none is)."""
+    return dump_arrays(**sparse_weights.pack(weights))
+
+
+def load_sparse_vector(data: bytes, where: str) -> numpy.ndarray:
+    arrays = load_arrays(data, where, ("n", "nonzero_bits", "values"))
+    try:
+        return sparse_weights.unpack(arrays, where)
+    except ValueError as err:
+        raise ModelDataError(str(err)) from None
+
+
+def to_bytes(parts: Dict[str, Callable[[], bytes]], exclude) -> bytes:
+    return util.to_bytes(parts, excluded_names(parts, exclude))
+
+
+def from_bytes(data: bytes, names: Iterable[str], exclude, where: str) -> Dict[str, bytes]:
+    """``{name: bytes}`` of the parts in ``data`` that are not excluded."""
+    names = list(names)
+    found: Dict[str, bytes] = {}
+    setters = {name: (lambda value, name=name: found.__setitem__(name, value)) for name in names}
+    try:
+        util.from_bytes(data, setters, excluded_names(names, exclude))
+    except (ValueError, TypeError) as err:  # msgpack's errors derive from ValueError
+        raise ModelDataError(f"{where}: not a serialized component ({err})") from None
+    return found
+
+
+def to_disk(path: Path, parts: Dict[str, Callable[[], bytes]], exclude) -> None:
+    """One file per part, each written atomically."""
+    writers = {
+        name: (lambda file_path, get=get: atomic_write_bytes(file_path, get()))
+        for name, get in parts.items()
+    }
+    util.to_disk(path, writers, excluded_names(parts, exclude))
+
+
+def from_disk(path: Path, exclude, where: str) -> Dict[str, bytes]:
+    """``{file name: bytes}`` of every file of a component directory that
+    is not excluded (files of older layouts included: the component decides)."""
+    if not path.exists():
+        raise ModelDataError(f"{where}: no such directory")
+    if not path.is_dir():
+        raise ModelDataError(f"{where}: not a directory")
+    found: Dict[str, bytes] = {}
+    names = sorted(p.name for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    readers = {
+        name: (lambda file_path, name=name: found.__setitem__(name, file_path.read_bytes()))
+        for name in names
+    }
+    util.from_disk(path, readers, excluded_names(names, exclude))
+    return found
