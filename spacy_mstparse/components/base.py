@@ -276,18 +276,25 @@ class DependencyPipe(Pipe):
     def is_initialized(self) -> bool:
         raise NotImplementedError
 
-    def __getstate__(self):
+    def __reduce__(self):
         """Pickled through ``to_bytes``: the settings and the learner as
-        objects, the model as its serialized parts."""
+        objects, the model as its serialized parts. (spaCy's ``Pipe`` is a
+        Cython class whose own pickling would copy ``__dict__`` as it is.)"""
         state = {k: v for k, v in self.__dict__.items() if k not in self.TRANSIENT_ATTRS}
-        state["_pickled_model"] = self.to_bytes() if self.is_initialized else None
-        return state
+        state["name"] = self.name
+        model = self.to_bytes() if self.is_initialized else None
+        return (_unpickle_pipe, (type(self), state, model))
 
-    def __setstate__(self, state):
-        state = dict(state)
-        data = state.pop("_pickled_model")
+    def _restore_pickled(self, state: dict, model: Optional[bytes]) -> None:
         self.__dict__.update(state)
+        self.name = state["name"]
         for attr in self.TRANSIENT_ATTRS:
             self.__dict__.setdefault(attr, None)
-        if data is not None:
-            self.from_bytes(data)
+        if model is not None:
+            self.from_bytes(model)
+
+
+def _unpickle_pipe(cls, state: dict, model: Optional[bytes]):
+    pipe = cls.__new__(cls)
+    pipe._restore_pickled(state, model)
+    return pipe
