@@ -165,15 +165,13 @@ class DependencyPipe(Pipe):
             warnings.warn(message)
 
     # -- sentences ------------------------------------------------------------
-    def sentence_bounds(
+    def sentence_spans(
         self, doc: Doc, sent_starts: Optional[numpy.ndarray] = None
     ) -> List[Tuple[int, int]]:
-        """The (start, end) word ranges parsed as separate trees: the doc's
-        sentences when boundaries are set, otherwise split after
-        sentence-final punctuation; a range longer than
-        ``max_sentence_length`` is cut into chunks of that length (so
-        decoding is never cubic in a long document). ``sent_starts``: the
-        doc's SENT_START column, if the caller has already read it."""
+        """The (start, end) word ranges of the doc's sentences when
+        boundaries are set, otherwise split after sentence-final
+        punctuation. ``sent_starts``: the doc's SENT_START column, if the
+        caller has already read it."""
         n = len(doc)
         if n == 0:
             return []
@@ -184,26 +182,36 @@ class DependencyPipe(Pipe):
             starts = numpy.flatnonzero(sent_starts == 1).tolist()
             if not starts or starts[0] != 0:
                 starts.insert(0, 0)
-            spans = list(zip(starts, starts[1:] + [n]))
-        else:
-            spans = []
-            start = 0
-            for token in doc:
-                if token.text in SENTENCE_FINAL and not (
-                    token.i + 1 < n and doc[token.i + 1].text in SENTENCE_FINAL
-                ):
-                    spans.append((start, token.i + 1))
-                    start = token.i + 1
-            if start < n:
-                spans.append((start, n))
+            return list(zip(starts, starts[1:] + [n]))
+        spans = []
+        start = 0
+        for token in doc:
+            if token.text in SENTENCE_FINAL and not (
+                token.i + 1 < n and doc[token.i + 1].text in SENTENCE_FINAL
+            ):
+                spans.append((start, token.i + 1))
+                start = token.i + 1
+        if start < n:
+            spans.append((start, n))
+        return spans
+
+    def chunk_spans(self, spans: List[Tuple[int, int]]) -> List[Tuple[int, int, bool]]:
+        """(start, end, continues) chunks of at most ``max_sentence_length``
+        words (so decoding is never cubic in a long sentence); ``continues``
+        is True for every chunk after the first of a sentence."""
         limit = self.cfg["max_sentence_length"]
-        if all(end - start <= limit for start, end in spans):
-            return spans
         return [
-            (chunk, min(end, chunk + limit))
+            (chunk, min(end, chunk + limit), chunk != start)
             for start, end in spans
             for chunk in range(start, end, limit)
         ]
+
+    def sentence_bounds(
+        self, doc: Doc, sent_starts: Optional[numpy.ndarray] = None
+    ) -> List[Tuple[int, int]]:
+        """The (start, end) word ranges parsed as separate trees: the
+        sentences, cut into chunks of at most ``max_sentence_length``."""
+        return [(s, e) for s, e, _ in self.chunk_spans(self.sentence_spans(doc, sent_starts))]
 
     # -- scoring --------------------------------------------------------------
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:

@@ -26,7 +26,7 @@ from libc.stdint cimport int32_t, uint64_t
 
 import numpy
 
-from spacy.strings import get_string_id
+from .hashing import string_id as get_string_id
 
 from .distance cimport direction_distance
 from .hashing cimport mix, mix3

@@ -12,7 +12,7 @@ from libc.stdint cimport int32_t, uint64_t
 
 import numpy
 
-from spacy.strings import get_string_id
+from .hashing import string_id as get_string_id
 
 ROOT_WORD = get_string_id("<mst-root>")
 ROOT_TAG = get_string_id("<mst-root-tag>")

@@ -3,9 +3,11 @@ weight table: averaged perceptron and MIRA (McDonald et al. 2005), PA / PA-I /
 PA-II (Crammer et al. 2006; Nguyen et al. 2007) and Pegasos-DP
 (Shalev-Shwartz et al. 2007; Lee et al. 2010).
 
-The config functions live in ``spacy_mstparse.learners.registry`` (imported on
-demand, since it imports spaCy).
+Every learner is a ``Learner`` (``base.pyx``: the contract with the training
+loop). The config functions live in ``spacy_mstparse.registry``; nothing here
+imports spaCy.
 """
+from .base import Learner
 from .hildreth import hildreth
 from .mira import MIRA, single_constraint_tau
 from .passive_aggressive import PassiveAggressive, pa_tau
@@ -15,6 +17,7 @@ from .sparse import sparse_difference
 from .weight_table import WeightTable
 
 __all__ = [
+    "Learner",
     "WeightTable",
     "Perceptron",
     "MIRA",

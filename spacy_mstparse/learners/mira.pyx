@@ -59,6 +59,7 @@ cdef class MIRA(OnlineLearner):
         OnlineLearner.__init__(self, averaged)
         self.C = C
         self.k = k
+        self.k_best = k
 
     cdef double step_size(self, WeightTable table, const uint64_t[:] idx, const double[:] val,
                           long n_wrong, double sq_norm, double* loss):
@@ -88,11 +89,6 @@ cdef class MIRA(OnlineLearner):
         # wrong heads of the best tree (the first item), whatever was updated
         n_wrong[0] = item[0][2] if item else 0
         return tau
-
-    @property
-    def k_best(self):
-        """How many trees per sentence the parser should decode for this learner."""
-        return self.k
 
     def solve(self, WeightTable table, list constraints):
         """Dual variables of the k-constraint QP and the largest margin loss."""

@@ -23,7 +23,8 @@ Constraints whose alpha stayed 0 for ``max_inactive`` iterations are dropped.
 Inside ``spacy train`` the component feeds sentences in batches: the learner
 accumulates the constraint over |D| sentences (``begin_training`` tells it
 |D|), keeps w fixed meanwhile, and solves at the end of each pass.
-``train_one_slack`` is the plain entry point over a list of sentences.
+``spacy_mstparse.graph.training.train_one_slack`` runs it over a list of
+sentences outside a pipeline, through the same training loop.
 """
 import time
 
@@ -32,8 +33,8 @@ import numpy
 from libc.math cimport isfinite
 from libc.stdint cimport uint64_t
 
+from .base cimport Learner
 from .one_slack_qp import project_capped_simplex, solve_dual  # noqa: F401
-from .sparse import sparse_difference
 from .weight_table cimport WeightTable
 
 
@@ -41,6 +42,13 @@ cdef void _scatter_add(double[::1] acc, const uint64_t[:] idx, const double[:] v
     cdef Py_ssize_t i
     for i in range(idx.shape[0]):
         acc[idx[i]] += val[i]
+
+
+cdef void _scatter_scaled(double[::1] acc, const uint64_t[:] idx, const double[:] val,
+                          double coef) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(idx.shape[0]):
+        acc[idx[i]] += coef * val[i]
 
 
 cdef double _gather_dot(const double[::1] dense, const uint64_t[:] idx,
@@ -52,12 +60,9 @@ cdef double _gather_dot(const double[::1] dense, const uint64_t[:] idx,
     return total
 
 
-cdef class OneSlackSSVM:
+cdef class OneSlackSSVM(Learner):
     """1-slack structural SVM (cutting planes) with regulariser ``lam`` (C = 1/lam)."""
 
-    cdef readonly int batch_size
-    cdef readonly bint loss_augmented
-    cdef readonly bint averaged
     cdef readonly double lam
     cdef readonly double eps
     cdef readonly double qp_tol
@@ -90,7 +95,6 @@ cdef class OneSlackSSVM:
         self.eps = eps
         self.qp_tol = qp_tol if qp_tol > 0.0 else eps / 100.0
         self.max_inactive = max_inactive
-        self.batch_size = 1
         self.loss_augmented = True
         self.averaged = False
         self.n_train = 0
@@ -101,11 +105,11 @@ cdef class OneSlackSSVM:
     def C(self):
         return 1.0 / self.lam
 
-    def begin_training(self, parser, gold):
-        """Called by ``mst_parser.initialize``: a pass is ``len(gold)`` sentences."""
+    def begin_training(self, features, list gold, int order=1):
+        """Called at initialization: a pass is ``len(gold)`` sentences."""
         if not gold:
             raise ValueError("OneSlackSSVM: no gold training sentences")
-        self.begin(parser.features.n_buckets, len(gold))
+        self.begin(features.n_buckets, len(gold))
 
     def begin(self, long long n_buckets, long long n_train):
         """Start training over ``n_train`` sentences per pass."""
@@ -230,19 +234,13 @@ cdef class OneSlackSSVM:
     def _clear_w(self, WeightTable table):
         """Zero the table on the support of every constraint in W (where w
         can be non-zero), in O(total constraint size)."""
-        cdef const uint64_t[:] ci
-        cdef Py_ssize_t i
         if self._direct_ok(table):
             if not self._constraints:
                 # First constraint: w is 0 + nothing learnt yet, whatever the
                 # table held before (O(table), once).
-                table.v[:] = 0.0
+                table.scale_by(0.0)
             for cidx, _, _ in self._constraints:
-                ci = cidx
-                with nogil:
-                    for i in range(ci.shape[0]):
-                        table._v[ci[i]] = 0.0
-            table.sq_norm_v = 0.0
+                table.assign(cidx, numpy.zeros(cidx.shape[0]))
 
     def _direct_ok(self, WeightTable table):
         # The learner never ticks or rescales the table; if someone else did,
@@ -253,46 +251,24 @@ cdef class OneSlackSSVM:
         """w = (1/lam) sum_j alpha_j g_j written into the table: accumulated
         in float64 on the constraints' supports (cleared by _clear_w), so
         O(total constraint size) rather than O(table) per iteration."""
-        cdef const uint64_t[:] ci
-        cdef const double[:] cv
-        cdef double[::1] acc = self._acc
-        cdef double coef, total = 0.0, x
-        cdef Py_ssize_t i
+        active = [(cidx, cval, alpha) for (cidx, cval, _), alpha
+                  in zip(self._constraints, self._alpha) if alpha > 0.0]
         if not self._direct_ok(table):
             w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-            for (idx, val, _), alpha in zip(self._constraints, self._alpha):
-                if alpha > 0.0:
-                    w[idx] += (alpha / self.lam) * val
-            zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-            table.set_state({"v": w.astype(numpy.float32), "acc": zeros, "stamp": zeros.copy(),
-                             "scale": 1.0, "cum_scale": 0.0, "n_ticks": 0})
+            for idx, val, alpha in active:
+                w[idx] += (alpha / self.lam) * val
+            table.restart_average(w)
             return
         # The pass accumulator (all zero between passes) holds the float64 sum.
-        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
-            if alpha > 0.0:
-                ci = cidx
-                cv = cval
-                coef = alpha / self.lam
-                with nogil:
-                    for i in range(ci.shape[0]):
-                        acc[ci[i]] += coef * cv[i]
-        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
-            if alpha > 0.0:
-                ci = cidx
-                with nogil:
-                    for i in range(ci.shape[0]):
-                        table._v[ci[i]] = <float>acc[ci[i]]
-        # Second sweep: ||v||^2 once per bucket, and the buffer back to zero.
-        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
-            if alpha > 0.0:
-                ci = cidx
-                with nogil:
-                    for i in range(ci.shape[0]):
-                        if acc[ci[i]] != 0.0:
-                            x = table._v[ci[i]]
-                            total += x * x
-                            acc[ci[i]] = 0.0
-        table.sq_norm_v = total
+        cdef double[::1] acc = self._acc
+        cdef double coef
+        for cidx, cval, alpha in active:
+            coef = alpha / self.lam
+            _scatter_scaled(acc, cidx, cval, coef)
+        if active:
+            support = numpy.unique(numpy.concatenate([idx for idx, _, _ in active]))
+            table.assign(support, self._acc_arr[support])
+            self._acc_arr[support] = 0.0
 
     @property
     def dual(self):
@@ -304,57 +280,3 @@ cdef class OneSlackSSVM:
 
     def __repr__(self):
         return f"OneSlackSSVM(lam={self.lam}, eps={self.eps}, qp_tol={self.qp_tol})"
-
-
-def loss_augmented_difference(features, decode, sentence, heads, weights, double scale=1.0):
-    """(idx, val, n_wrong) of the most violated tree: decode scores + 1 on
-    every non-gold arc, x = phi(gold) - phi(pred) (empty if pred == gold)."""
-    scores = features.score(sentence, weights, scale)
-    n = len(heads) - 1
-    scores += 1.0
-    scores[heads[1:], numpy.arange(1, n + 1)] -= 1.0
-    pred = decode(scores)
-    n_wrong = int(numpy.count_nonzero(pred[1:] != heads[1:]))
-    if n_wrong == 0:
-        return numpy.zeros(0, dtype=numpy.uint64), numpy.zeros(0), 0
-    idx, val = sparse_difference(features.tree_features(sentence, heads),
-                                 features.tree_features(sentence, pred))
-    return idx, val, n_wrong
-
-
-def primal_objective(features, decode, data, weights, double lam):
-    """lam/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i, y) - w . x_i(y)] for the
-    float32 weight vector ``weights`` over ``data`` = [(Sentence, heads)]."""
-    w = numpy.ascontiguousarray(weights, dtype=numpy.float32)
-    total = 0.0
-    for sentence, heads in data:
-        idx, val, n_wrong = loss_augmented_difference(features, decode, sentence, heads, w)
-        margin = float(w[idx.astype(numpy.intp)].astype(numpy.float64) @ val) if len(idx) else 0.0
-        total += max(0.0, n_wrong - margin)
-    w64 = w.astype(numpy.float64)
-    return 0.5 * lam * float(w64 @ w64) + total / len(data)
-
-
-def train_one_slack(features, decode, data, double lam=1e-3, double eps=0.01,
-                    int max_iter=1000, double time_limit=0.0, callback=None, **kwargs):
-    """Train a 1-slack SSVM on ``data`` = [(Sentence, heads)] with
-    ``features`` (e.g. FirstOrderFeatures) and ``decode`` (scores -> heads).
-    Stops at gap <= eps, after ``max_iter`` QP iterations or ``time_limit``
-    seconds (0 = none). ``callback(learner, table)`` runs after every pass.
-    Returns (learner, table)."""
-    learner = OneSlackSSVM(lam=lam, eps=eps, **kwargs)
-    table = WeightTable(features.n_buckets)
-    learner.begin(features.n_buckets, len(data))
-    start = time.perf_counter()
-    while True:
-        for sentence, heads in data:
-            item = loss_augmented_difference(features, decode, sentence, heads,
-                                             table.v, table.scale)
-            learner.step(table, [item])
-        if callback is not None:
-            callback(learner, table)
-        if learner.converged or learner.iteration >= max_iter:
-            break
-        if time_limit > 0.0 and time.perf_counter() - start > time_limit:
-            break
-    return learner, table

@@ -8,16 +8,15 @@ Subclasses define ``step_size``; a learner whose step items are not single
 """
 from libc.stdint cimport uint64_t
 
+from .base cimport Learner
 from .sparse cimport sparse_sq_norm
 from .weight_table cimport WeightTable
 
 
-cdef class OnlineLearner:
+cdef class OnlineLearner(Learner):
     """Base class: one update per sentence; subclasses give the step size."""
 
     def __init__(self, bint averaged=True):
-        self.batch_size = 1
-        self.loss_augmented = False
         self.averaged = averaged
 
     cdef double step_size(self, WeightTable table, const uint64_t[:] idx, const double[:] val,

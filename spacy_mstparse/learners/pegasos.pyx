@@ -25,15 +25,13 @@ Pegasos-DP):
 from libc.math cimport isfinite, sqrt
 from libc.stdint cimport uint64_t
 
+from .base cimport Learner
 from .weight_table cimport WeightTable
 
 
-cdef class Pegasos:
+cdef class Pegasos(Learner):
     """Pegasos-DP with regulariser ``lam`` and mini-batches of ``k`` sentences."""
 
-    cdef readonly int batch_size
-    cdef readonly bint loss_augmented
-    cdef public bint averaged
     cdef readonly double lam
     cdef readonly int k
     cdef readonly long long t

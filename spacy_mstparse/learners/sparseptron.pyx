@@ -79,6 +79,7 @@ import numpy
 from ..features import feature_groups as _fg
 from .mira import single_constraint_tau
 from .passive_aggressive import pa_tau
+from .base cimport Learner
 from .weight_table cimport WeightTable
 
 DEF NG = 64          # at most 64 groups: one bit each in a bucket's mask
@@ -113,7 +114,7 @@ cdef inline void _mask_add_sq(uint64_t m, double* sq, double x2) noexcept nogil:
         m &= m - 1
 
 
-cdef class Sparseptron:
+cdef class Sparseptron(Learner):
     """Group-budgeted perceptron (Figure 3 of Smith & Martins 2013) followed
     by debiasing with MIRA or PA-I on the selected groups.
 
@@ -125,8 +126,6 @@ cdef class Sparseptron:
     feature space (module docstring).
     """
 
-    cdef readonly int batch_size
-    cdef readonly bint loss_augmented
     cdef readonly int B
     cdef readonly int shrink_every
     cdef readonly int sparse_epochs
@@ -187,8 +186,7 @@ cdef class Sparseptron:
         self.sparse_epochs = sparse_epochs
         self.debias = debias
         self.C = C
-        self.batch_size = 1
-        self.loss_augmented = False
+        self.sparse_weights = True   # saved as bitmap + non-zero values
         self.n_train = 0
         self._map_arr = None
         self._reset()
@@ -197,6 +195,9 @@ cdef class Sparseptron:
         cdef int g
         self.t = 0
         self.debiasing = False
+        # Predict with averaged weights only in the debiasing stage; the
+        # sparse stage returns its current w, as Figure 3.
+        self.averaged = False
         self.n_shrinks = 0
         self.collisions = 0
         self._shrunk = False
@@ -216,27 +217,16 @@ cdef class Sparseptron:
 
     # ---------------------------------------------------------- component hooks
 
-    @property
-    def averaged(self):
-        """Predict with averaged weights only in the debiasing stage; the
-        sparse stage returns its current w, as Figure 3."""
-        return bool(self.debiasing)
-
-    @property
-    def sparse_weights(self):
-        """mst_parser saves the arc weights as bitmap + non-zero values."""
-        return True
-
-    def begin_training(self, parser, gold):
-        """Called by ``mst_parser.initialize`` with the parser and the list of
-        ``(Sentence, gold heads)`` of the training set: fixes |D|, builds the
-        group map from the gold trees and resets the learner."""
-        if getattr(parser, "order", 1) != 1:
+    def begin_training(self, features, list gold, int order=1):
+        """Called at initialization with the first-order features and the
+        list of ``(Sentence, gold heads)`` of the training set: fixes |D|,
+        builds the group map from the gold trees and resets the learner."""
+        if order != 1:
             raise ValueError(
                 "Sparseptron: only first-order features have feature groups; set order = 1")
         if not gold:
             raise ValueError("Sparseptron: no gold training sentences")
-        self.begin(parser.features.first_order, len(gold))
+        self.begin(features, len(gold))
         for sentence, heads in gold:
             self.note_tree(sentence, heads)
         self.freeze_support()
@@ -308,7 +298,7 @@ cdef class Sparseptron:
                 # A new member: the bucket's weight joins the group's norm.
                 self._size[self._bit_of[groups[i]]] += 1
                 if has_table:
-                    x = self._table._v[ids[i]]
+                    x = self._table.stored(ids[i])
                     self._sq[self._bit_of[groups[i]]] += x * x
 
     def finalize_weights(self, weights):
@@ -387,11 +377,11 @@ cdef class Sparseptron:
                     "update must go through note_tree()")
         with nogil:
             for i in range(n):
-                x = table._v[idx[i]]
+                x = table.stored(idx[i])
                 _mask_add_sq(self._norm_mask(idx[i]), self._sq, -x * x)
             table.add_ptr(&idx[0], &val[0], n, eta)
             for i in range(n):
-                x = table._v[idx[i]]
+                x = table.stored(idx[i])
                 _mask_add_sq(self._norm_mask(idx[i]), self._sq, x * x)
                 sq += val[i] * val[i]
         return sq
@@ -460,6 +450,7 @@ cdef class Sparseptron:
                 self._kept_bits |= (<uint64_t>1) << g
         with nogil:
             self._apply_factors(table)
+        table.recompute_sq_norm()
         self._shrunk = True
         self.n_shrinks += 1
         return sigma
@@ -472,31 +463,25 @@ cdef class Sparseptron:
         return self._mask[f]
 
     cdef void _apply_factors(self, WeightTable table) noexcept nogil:
-        """v_f *= factor of f for every non-zero v_f (flushing the averaging
-        accumulators first), recomputing the group norms exactly. The factor
-        of a bucket is the largest among its groups (one group with overlap =
-        "first")."""
-        cdef Py_ssize_t f
+        """w_f *= factor of f for every non-zero w_f (the table flushes the
+        averaging accumulator first), recomputing the group norms exactly.
+        The factor of a bucket is the largest among its groups (one group
+        with overlap = "first")."""
+        cdef uint64_t f
         cdef int g
-        cdef double S = table.cum_scale, fac, total = 0.0
+        cdef double fac
         cdef float x
         cdef uint64_t m
         for g in range(NG):
             self._sq[g] = 0.0
-        for f in range(table.n_buckets):
-            if table._v[f] == 0.0:
+        for f in range(<uint64_t>table.n_buckets):
+            if table.stored(f) == 0.0:
                 continue
             m = self._norm_mask(f)
             fac = _mask_factor(m, self._factor)
-            if fac != 1.0:
-                table._acc[f] += table._v[f] * (S - table._stamp[f])
-                table._stamp[f] = S
-                x = <float>(table._v[f] * fac)
-                table._v[f] = x
-            x = table._v[f]
+            table.scale_bucket(f, fac)
+            x = table.stored(f)
             _mask_add_sq(m, self._sq, (<double>x) * x)
-            total += (<double>x) * x
-        table.sq_norm_v = total
 
     def _start_debiasing(self, WeightTable table):
         """Warm start: w, rescaled to the size of MIRA steps, and the
@@ -510,11 +495,9 @@ cdef class Sparseptron:
         (without it the debiasing steps are negligible against w)."""
         if self._n_ratio:
             table.scale_by(self._ratio_sum / self._n_ratio)
-        current = table.current()
-        zeros = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-        table.set_state({"v": current, "acc": zeros, "stamp": zeros.copy(), "scale": 1.0,
-                         "cum_scale": 0.0, "n_ticks": 0})
+        table.restart_average()
         self.debiasing = True
+        self.averaged = True
 
     # ---------------------------------------------------------------- reporting
 

@@ -24,6 +24,10 @@ cdef class WeightTable:
     cdef double sum_ids(self, const uint64_t* ids, Py_ssize_t n) noexcept nogil
     cdef void add_ptr(self, const uint64_t* idx, const double* val, Py_ssize_t n,
                       double step) noexcept nogil
+    cdef float stored(self, uint64_t f) noexcept nogil
+    cdef void scale_bucket(self, uint64_t f, double factor) noexcept nogil
+    cdef void assign_ptr(self, const uint64_t* idx, const double* values,
+                         Py_ssize_t n) noexcept nogil
 
     cpdef double dot(self, const uint64_t[:] idx, const double[:] val) except? -1.0
     cpdef void add(self, const uint64_t[:] idx, const double[:] val, double step) except *

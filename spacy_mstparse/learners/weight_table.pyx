@@ -190,6 +190,46 @@ cdef class WeightTable:
         if self.sq_norm_v < 0.0:
             self.sq_norm_v = 0.0
 
+    cdef float stored(self, uint64_t f) noexcept nogil:
+        """The stored value v[f] (the weight is scale * v[f])."""
+        return self._v[f]
+
+    cdef void scale_bucket(self, uint64_t f, double factor) noexcept nogil:
+        """w[f] *= factor, flushing f's accumulator first (O(1))."""
+        cdef double old = self._v[f]
+        cdef float new32
+        if factor == 1.0 or old == 0.0:
+            return
+        self._acc[f] += old * (self.cum_scale - self._stamp[f])
+        self._stamp[f] = self.cum_scale
+        new32 = <float>(old * factor)
+        self._v[f] = new32
+        self.sq_norm_v += (<double>new32) * new32 - old * old
+        if self.sq_norm_v < 0.0:
+            self.sq_norm_v = 0.0
+
+    cdef void assign_ptr(self, const uint64_t* idx, const double* values,
+                         Py_ssize_t n) noexcept nogil:
+        """w[idx[i]] = values[i] (the stored v is values / scale), flushing
+        the accumulators first."""
+        cdef double S = self.cum_scale
+        cdef double dsq = 0.0, old, new
+        cdef float new32
+        cdef Py_ssize_t i
+        cdef uint64_t f
+        for i in range(n):
+            f = idx[i]
+            old = self._v[f]
+            self._acc[f] += old * (S - self._stamp[f])
+            self._stamp[f] = S
+            new32 = <float>(values[i] / self.scale)
+            new = new32
+            self._v[f] = new32
+            dsq += new * new - old * old
+        self.sq_norm_v += dsq
+        if self.sq_norm_v < 0.0:
+            self.sq_norm_v = 0.0
+
     cdef void _flush_all(self) noexcept nogil:
         cdef Py_ssize_t f
         cdef double S = self.cum_scale
@@ -285,6 +325,57 @@ cdef class WeightTable:
         if fabs(self.scale) < _RENORM_LOW or fabs(self.scale) > _RENORM_HIGH:
             with nogil:
                 self._renormalize()
+
+    def assign(self, const uint64_t[:] idx, const double[:] values):
+        """w[idx] = values (bounds-checked; the average keeps its history)."""
+        cdef Py_ssize_t n = idx.shape[0]
+        cdef Py_ssize_t i
+        if values.shape[0] != n:
+            raise ValueError(f"idx and values differ in length ({n} != {values.shape[0]})")
+        for i in range(n):
+            if idx[i] >= <uint64_t>self.n_buckets:
+                raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
+        if n:
+            with nogil:
+                self.assign_ptr(&idx[0], &values[0], n)
+
+    def scale_buckets(self, const uint64_t[:] idx, const double[:] factors):
+        """w[idx[i]] *= factors[i] (bounds-checked)."""
+        cdef Py_ssize_t i, n = idx.shape[0]
+        if factors.shape[0] != n:
+            raise ValueError(f"idx and factors differ in length ({n} != {factors.shape[0]})")
+        for i in range(n):
+            if idx[i] >= <uint64_t>self.n_buckets:
+                raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
+        with nogil:
+            for i in range(n):
+                self.scale_bucket(idx[i], factors[i])
+
+    def restart_average(self, weights=None):
+        """Start a new run from w = ``weights`` (default: the current w):
+        scale 1, the average restarted (no tick yet). Used to warm-start
+        training from saved weights and by learners with stages (the
+        sparseptron's debiasing, the 1-slack SSVM's solution)."""
+        v = self.current() if weights is None else weights
+        v = np.array(v, dtype=np.float32, copy=True).reshape(-1)
+        if v.shape[0] != self.n_buckets:
+            raise ValueError(f"expected {self.n_buckets} weights, got {v.shape[0]}")
+        zeros = np.zeros(self.n_buckets, dtype=np.float64)
+        self.set_state({"v": v, "acc": zeros, "stamp": zeros.copy(), "scale": 1.0,
+                        "cum_scale": 0.0, "n_ticks": 0}, copy=False)
+
+    @classmethod
+    def from_weights(cls, weights):
+        """A table holding ``weights`` as its current w, average restarted."""
+        table = cls(np.asarray(weights).shape[0])
+        table.restart_average(weights)
+        return table
+
+    def recompute_sq_norm(self):
+        """||v||^2 exactly (O(table)), removing the drift of incremental updates."""
+        v = self._v_arr.astype(np.float64)
+        self.sq_norm_v = float(np.dot(v, v))
+        return self.sq_norm_v
 
     def renormalize(self):
         """Force the O(table) renormalisation (v *= s, s = 1)."""

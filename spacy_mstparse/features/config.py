@@ -1,0 +1,39 @@
+"""What the graph parser's features read and how they hash it: the
+``FeatureConfig`` built by the ``@mst_features`` config functions
+(``spacy_mstparse.registry``), holding the first-order extractor
+(McDonald et al. 2005). spaCy-free."""
+from .first_order import FirstOrderFeatures
+
+# The weight-table size every default refers to (a power of two).
+DEFAULT_N_BUCKETS = 2**22
+TAG_COLUMNS = ("upos", "xpos", "both")
+
+
+def check_tag_columns(tag_columns: str) -> None:
+    if tag_columns not in TAG_COLUMNS:
+        raise ValueError(f"tag_columns must be 'upos', 'xpos' or 'both', got {tag_columns!r}")
+
+
+class FeatureConfig:
+    """What the parser reads and how it hashes it; built from the config."""
+
+    def __init__(self, tag_columns: str, use_morph: bool, n_buckets: int,
+                 direction_backoff: bool = False):
+        self.tag_columns = tag_columns
+        self.use_morph = use_morph
+        self.n_buckets = n_buckets
+        self.direction_backoff = direction_backoff
+        self.n_tagsets = 2 if tag_columns == "both" else 1
+        # validates n_buckets
+        self.first_order = FirstOrderFeatures(n_buckets, self.n_tagsets, use_morph,
+                                              direction_backoff)
+
+    def to_dict(self):
+        return {"tag_columns": self.tag_columns, "use_morph": self.use_morph,
+                "n_buckets": self.n_buckets, "direction_backoff": self.direction_backoff}
+
+    @staticmethod
+    def normalize(saved: dict) -> dict:
+        """A saved ``to_dict`` with the defaults of keys that older models lack
+        (models saved before ``direction_backoff`` existed did not use it)."""
+        return {"direction_backoff": False, **saved}

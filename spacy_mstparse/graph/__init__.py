@@ -1,0 +1,18 @@
+"""The graph-based parser as an object outside spaCy: ``GraphModel`` scores,
+decodes and labels encoded sentences (McDonald et al. 2005, 2006; McDonald &
+Pereira 2006); ``GraphTrainer`` is its one training loop. The ``mst_parser``
+pipe is glue around them."""
+from .decoding import DECODERS, Decoder, decode
+from .model import GraphModel
+from .training import GraphTrainer, loss_augmented_difference, primal_objective, train_one_slack
+
+__all__ = [
+    "DECODERS",
+    "Decoder",
+    "decode",
+    "GraphModel",
+    "GraphTrainer",
+    "loss_augmented_difference",
+    "primal_objective",
+    "train_one_slack",
+]

@@ -1,0 +1,150 @@
+"""``GraphModel``: the graph-based dependency parser without spaCy.
+
+It holds the feature extractors (first-order arcs, McDonald et al. 2005
+Table 1; adjacent siblings for ``order = 2``, McDonald & Pereira 2006), the
+decoder name (``decoding.DECODERS``), the second-stage arc labeler
+(McDonald et al. 2006) with its label inventory, and the prediction weights
+(float32 arc and label vectors). It scores an encoded ``Sentence``, decodes
+(1-best or k-best, projective or not, first or second order), labels the
+tree, parses batches, and converts itself to and from plain arrays and a
+JSON-able settings dict. Training state (weight tables, learner) lives in
+``training.GraphTrainer``.
+
+Data path: Sentence -> ``scores`` (arc matrix, optional sibling array) ->
+``decode`` (heads) -> ``label`` (label ids).
+"""
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy
+
+from ..features.config import FeatureConfig
+from ..features.second_order import SiblingFeatures
+from ..labeler.arc_labeler import ArcLabeler
+from .decoding import DECODERS, decode
+
+
+class GraphModel:
+    """Scores, decodes and labels sentences with fixed prediction weights.
+
+    features: the ``FeatureConfig`` (first-order extractor, table size).
+    order: 1 (arcs) or 2 (arcs and adjacent siblings).
+    decoder: a name of ``DECODERS``.
+    labels: the label inventory; ``root_label`` the label of the root word.
+    label_buckets: rows of the labeler's hashed table.
+    """
+
+    def __init__(
+        self,
+        features: FeatureConfig,
+        *,
+        order: int = 1,
+        decoder: str = "eisner",
+        labels: Sequence[str] = (),
+        root_label: Optional[str] = None,
+        label_buckets: int = 2**17,
+    ):
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {sorted(DECODERS)}, got {decoder!r}")
+        if order not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, got {order!r}")
+        self.features = features
+        self.first_order = features.first_order
+        self.order = int(order)
+        self.decoder = decoder
+        self.sibling = SiblingFeatures(features.n_buckets, features.n_tagsets) if order == 2 else None
+        self.labels = list(labels)
+        self.root_label = root_label
+        self.label_buckets = int(label_buckets)
+        self.labeler = (
+            ArcLabeler(self.label_buckets, len(self.labels), features.use_morph)
+            if self.labels else None
+        )
+        self.arc_weights: Optional[numpy.ndarray] = None
+        self.label_weights: Optional[numpy.ndarray] = None
+
+    # -- sizes and labels ------------------------------------------------------
+    @property
+    def n_arc_weights(self) -> int:
+        return int(self.features.n_buckets)
+
+    @property
+    def n_label_weights(self) -> int:
+        return self.labeler.n_weights if self.labeler is not None else 0
+
+    @property
+    def root_label_id(self) -> int:
+        return self.labels.index(self.root_label) if self.root_label in self.labels else -1
+
+    @property
+    def has_weights(self) -> bool:
+        return self.arc_weights is not None
+
+    def set_weights(self, arc: numpy.ndarray, label: numpy.ndarray) -> None:
+        """Install prediction weights (float32, checked against the sizes)."""
+        arc = numpy.ascontiguousarray(arc, dtype="float32").reshape(-1)
+        label = numpy.ascontiguousarray(label, dtype="float32").reshape(-1)
+        if arc.shape[0] != self.n_arc_weights or label.shape[0] != self.n_label_weights:
+            raise ValueError(
+                f"weights of sizes {arc.shape[0]} / {label.shape[0]} do not fit this model "
+                f"({self.n_arc_weights} arc weights, {self.n_label_weights} label weights)"
+            )
+        self.arc_weights, self.label_weights = arc, label
+
+    # -- scoring, decoding, labelling -------------------------------------------
+    def scores(self, sentence, weights: Optional[numpy.ndarray] = None, scale: float = 1.0):
+        """Arc score matrix and, for order 2, the sibling score array of one
+        sentence under ``weights`` (default: the prediction weights)."""
+        w = self.arc_weights if weights is None else weights
+        arc = self.first_order.score(sentence, w, scale)
+        sib = self.sibling.score(sentence, w, scale) if self.order == 2 else None
+        return arc, sib
+
+    def decode(self, arc, sib=None, k: int = 1) -> List[numpy.ndarray]:
+        """The best tree (or up to k best, best first, where exact k-best
+        decoding exists for this decoder)."""
+        return decode(self.decoder, arc, sib, k)
+
+    def label(self, sentence, heads, weights: Optional[numpy.ndarray] = None,
+              scale: float = 1.0) -> numpy.ndarray:
+        """Label ids (int32, entry 0 = -1) of the arcs of ``heads``."""
+        w = self.label_weights if weights is None else weights
+        return self.labeler.predict(sentence, heads, w, self.root_label_id, scale)
+
+    def tree_features(self, sentence, heads) -> numpy.ndarray:
+        """Feature ids (uint64, with repeats) of a tree: arcs, and siblings for order 2."""
+        ids = self.first_order.tree_features(sentence, heads)
+        if self.order == 2:
+            ids = numpy.concatenate([ids, self.sibling.tree_features(sentence, heads)])
+        return ids
+
+    def parse(self, sentence) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """(heads, label ids) of one sentence with the prediction weights."""
+        heads = self.decode(*self.scores(sentence))[0]
+        return heads, self.label(sentence, heads)
+
+    def parse_batch(self, sentences) -> List[Tuple[numpy.ndarray, numpy.ndarray]]:
+        if not self.has_weights:
+            raise ValueError("the model has no weights: train it or load saved weights")
+        return [self.parse(sentence) for sentence in sentences]
+
+    # -- plain data ----------------------------------------------------------------
+    def settings(self) -> Dict[str, object]:
+        """What, besides the feature config, defines the model (JSON-able)."""
+        return {
+            "order": self.order,
+            "decoder": self.decoder,
+            "labels": list(self.labels),
+            "root_label": self.root_label,
+            "label_buckets": self.label_buckets,
+        }
+
+    def to_arrays(self) -> Dict[str, numpy.ndarray]:
+        if not self.has_weights:
+            raise ValueError("the model has no weights to save")
+        return {"arc_weights": self.arc_weights, "label_weights": self.label_weights}
+
+    @classmethod
+    def from_arrays(cls, features: FeatureConfig, settings: dict, arrays: dict) -> "GraphModel":
+        model = cls(features, **settings)
+        model.set_weights(arrays["arc_weights"], arrays["label_weights"])
+        return model

@@ -1,0 +1,192 @@
+"""The one training loop of the graph parser.
+
+``GraphTrainer`` trains a ``GraphModel`` with a ``Learner``
+(``spacy_mstparse.learners.base``) on encoded gold sentences, as Figure 3 of
+McDonald et al. (2005): for each sentence, score with the current weights
+(adding the Hamming loss to every non-gold arc for loss-augmented learners:
+Pegasos-DP, Lee et al. 2010; the 1-slack SSVM, Joachims et al. 2009),
+decode the best tree or the k best (k-best MIRA), form one constraint
+``(phi(gold) - phi(tree), wrong heads)`` per tree, and hand ``batch_size``
+sentences at a time to ``learner.step``. The second-stage labeler (McDonald
+et al. 2006) learns on the gold tree as an averaged multi-class perceptron.
+The prediction weights are the tables' averages (one rule, ``averaged``),
+passed through ``learner.finalize_weights``.
+
+The component, the benchmarks and ``train_one_slack`` all train through
+this class.
+"""
+import time
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+
+from ..learners import Learner, WeightTable, sparse_difference
+from .model import GraphModel
+
+_NO_UPDATE = (numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"))
+
+
+class GraphTrainer:
+    """Training state of a ``GraphModel``: the learner and two ``WeightTable``s.
+
+    ``arc_weights`` / ``label_weights``: warm start from these (e.g. the
+    weights of a loaded model); default zeros.
+    """
+
+    def __init__(self, model: GraphModel, learner: Learner,
+                 arc_weights: Optional[numpy.ndarray] = None,
+                 label_weights: Optional[numpy.ndarray] = None):
+        if not isinstance(learner, Learner):
+            raise TypeError(f"the learner must be a spacy_mstparse Learner, got {learner!r}")
+        self.model = model
+        self.learner = learner
+        self.arc_table = (WeightTable(model.n_arc_weights) if arc_weights is None
+                          else WeightTable.from_weights(arc_weights))
+        self.label_table = (WeightTable(max(1, model.n_label_weights)) if label_weights is None
+                            else WeightTable.from_weights(label_weights))
+        self._pending: List[tuple] = []
+
+    # -- set-up ------------------------------------------------------------------
+    def begin(self, gold: List[Tuple[object, numpy.ndarray]]) -> None:
+        """Give the learner the training set's ``(Sentence, gold heads)``
+        (the sparseptron's feature groups, the 1-slack SSVM's pass length)."""
+        self.learner.begin_training(self.model.first_order, gold, self.model.order)
+
+    # -- the loop ------------------------------------------------------------------
+    def train(self, sentences: Iterable[Tuple[object, numpy.ndarray, Optional[numpy.ndarray]]]) -> float:
+        """Train on ``(Sentence, gold heads, gold label ids or None)``; steps
+        whenever ``learner.batch_size`` sentences are pending. Returns the
+        number of wrong heads before the updates."""
+        n_wrong = 0.0
+        for item in sentences:
+            self._pending.append(item)
+            if len(self._pending) == self.learner.batch_size:
+                n_wrong += self.flush()
+        return n_wrong
+
+    def flush(self) -> float:
+        """Step on the pending sentences (a short last mini-batch)."""
+        if not self._pending:
+            return 0.0
+        batch, self._pending = self._pending, []
+        return self.train_batch(batch)
+
+    def train_batch(self, batch: Sequence[tuple]) -> float:
+        """One learner step on sentences decoded with the same weights."""
+        learner = self.learner
+        k = learner.k_best
+        steps = []
+        n_wrong_total = 0
+        for sentence, heads, labels in batch:
+            constraints = self.constraints(sentence, heads, k)
+            n_wrong_total += constraints[0][2]
+            # k-best learners get every tree's constraint, the others one.
+            steps.append(constraints if k > 1 else constraints[0])
+            if labels is not None:
+                self._label_step(sentence, heads, labels)
+        learner.step(self.arc_table, steps)
+        return float(n_wrong_total)
+
+    def constraints(self, sentence, heads: numpy.ndarray, k: int = 1) -> List[tuple]:
+        """``(idx, val, n_wrong)`` for each of the (up to) k best trees under
+        the current weights, loss-augmented if the learner asks for it."""
+        arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
+        if self.learner.loss_augmented:
+            add_hamming_loss(arc, heads)
+        gold_ids = None
+        out = []
+        for predicted in self.model.decode(arc, sib, k):
+            n_wrong = int(numpy.count_nonzero(predicted[1:] != heads[1:]))
+            if n_wrong:
+                if gold_ids is None:
+                    gold_ids = self._tree_features(sentence, heads)
+                idx, val = sparse_difference(gold_ids, self._tree_features(sentence, predicted))
+            else:
+                idx, val = _NO_UPDATE
+            out.append((idx, val, n_wrong))
+        return out
+
+    def _tree_features(self, sentence, heads) -> numpy.ndarray:
+        self.learner.note_tree(sentence, heads)
+        return self.model.tree_features(sentence, heads)
+
+    def _label_step(self, sentence, heads, labels) -> None:
+        """Averaged multi-class perceptron step of the labeler on the gold tree."""
+        model, table = self.model, self.label_table
+        guess = model.labeler.predict(sentence, heads, table.v, model.root_label_id, table.scale)
+        idx, val, _ = model.labeler.update_vector(sentence, heads, labels, guess)
+        if idx.shape[0]:
+            table.add(idx, val, 1.0)
+        table.tick()
+
+    # -- prediction weights ----------------------------------------------------------
+    def prediction_weights(self) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """The weights to predict with: averaged (or current, if the learner
+        says so) and finalized by the learner; O(table)."""
+        table = self.arc_table
+        arc = table.averaged() if self.learner.averaged else table.current()
+        arc = self.learner.finalize_weights(arc)
+        return (numpy.ascontiguousarray(arc, dtype="float32"),
+                numpy.ascontiguousarray(self.label_table.averaged(), dtype="float32"))
+
+    def install_weights(self) -> GraphModel:
+        """Copy the prediction weights into the model and return it."""
+        self.model.set_weights(*self.prediction_weights())
+        return self.model
+
+
+def add_hamming_loss(arc: numpy.ndarray, heads: numpy.ndarray) -> None:
+    """scores + 1 on every arc that is not in the gold tree (in place)."""
+    n = len(heads) - 1
+    arc += 1.0
+    arc[heads[1:], numpy.arange(1, n + 1)] -= 1.0
+
+
+def loss_augmented_difference(model: GraphModel, sentence, heads, weights, scale: float = 1.0):
+    """(idx, val, n_wrong) of the most violated tree under ``weights``."""
+    arc, sib = model.scores(sentence, weights, scale)
+    add_hamming_loss(arc, heads)
+    predicted = model.decode(arc, sib)[0]
+    n_wrong = int(numpy.count_nonzero(predicted[1:] != heads[1:]))
+    if n_wrong == 0:
+        return (*_NO_UPDATE, 0)
+    idx, val = sparse_difference(model.tree_features(sentence, heads),
+                                 model.tree_features(sentence, predicted))
+    return idx, val, n_wrong
+
+
+def primal_objective(model: GraphModel, data, weights, lam: float) -> float:
+    """lam/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i, y) - w . x_i(y)] for the
+    weight vector ``weights`` over ``data`` = [(Sentence, heads)]."""
+    w = numpy.ascontiguousarray(weights, dtype=numpy.float32)
+    total = 0.0
+    for sentence, heads in data:
+        idx, val, n_wrong = loss_augmented_difference(model, sentence, heads, w)
+        margin = float(w[idx.astype(numpy.intp)].astype(numpy.float64) @ val) if len(idx) else 0.0
+        total += max(0.0, n_wrong - margin)
+    w64 = w.astype(numpy.float64)
+    return 0.5 * lam * float(w64 @ w64) + total / len(data)
+
+
+def train_one_slack(model: GraphModel, data, lam: float = 1e-3, eps: float = 0.01,
+                    max_iter: int = 1000, time_limit: float = 0.0, callback=None, **kwargs):
+    """Train a 1-slack SSVM (arc weights only) on ``data`` = [(Sentence,
+    heads)] through ``GraphTrainer``. Stops at gap <= eps, after ``max_iter``
+    QP iterations or ``time_limit`` seconds (0 = none). ``callback(learner,
+    table)`` runs after every pass. Returns (learner, arc table)."""
+    from ..learners.one_slack import OneSlackSSVM
+
+    learner = OneSlackSSVM(lam=lam, eps=eps, **kwargs)
+    trainer = GraphTrainer(model, learner)
+    trainer.begin(list(data))
+    start = time.perf_counter()
+    while True:
+        trainer.train((sentence, heads, None) for sentence, heads in data)
+        trainer.flush()
+        if callback is not None:
+            callback(learner, trainer.arc_table)
+        if learner.converged or learner.iteration >= max_iter:
+            break
+        if time_limit > 0.0 and time.perf_counter() - start > time_limit:
+            break
+    return learner, trainer.arc_table

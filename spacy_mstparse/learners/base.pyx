@@ -1,0 +1,70 @@
+"""The learner contract: what the graph parser's training loop may ask of a
+learner, in one place.
+
+Every learner of ``mst_parser`` is a ``Learner``. The training loop
+(``spacy_mstparse.graph.training``) reads these attributes and calls these
+hooks, and nothing else; a learner never sees the spaCy pipe, only the
+feature extractor, the weight table and the encoded gold trees.
+
+Attributes (set in ``__init__``, defaults below):
+
+``batch_size`` (1)
+    Sentences decoded with the same weights before one ``step`` (Pegasos'
+    mini-batch k; 1 for the online learners).
+``loss_augmented`` (False)
+    Decode with the Hamming loss added to every non-gold arc score
+    (Pegasos, the 1-slack SSVM).
+``averaged`` (True)
+    Predict with the averaged weights (``WeightTable.averaged``) rather than
+    the current ones.
+``k_best`` (1)
+    Trees per sentence the loop decodes: with k > 1 a step item is a list
+    of one constraint per tree (k-best MIRA); decoders without a k-best
+    variant give one tree.
+``sparse_weights`` (False)
+    The saved arc weights are mostly zero (the sparseptron): storage hint.
+
+Hooks (no-ops here):
+
+``begin_training(features, gold)``
+    Once, at initialization, with the first-order feature extractor and the
+    list of ``(Sentence, gold heads)`` of the training set.
+``note_tree(sentence, heads)``
+    For every tree whose features enter an update (gold and predicted).
+``finalize_weights(weights)``
+    The float32 prediction weights (averaged or current) -> the weights to
+    predict with (e.g. zero the groups outside a budget).
+
+Required: ``step(table, batch)`` updates the ``WeightTable`` for a batch of
+items, each ``(idx, val, n_wrong)`` (x = phi(gold) - phi(predicted) as a
+sorted sparse vector and the predicted tree's wrong heads) or, with
+``k_best > 1``, a list of such triples, and ticks the averaging clock once
+per averaging step. It returns a dict of statistics.
+"""
+from .weight_table cimport WeightTable
+
+
+cdef class Learner:
+    """Base class of every ``mst_parser`` learner (see the module docstring)."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.batch_size = 1
+        self.loss_augmented = False
+        self.averaged = True
+        self.k_best = 1
+        self.sparse_weights = False
+
+    def begin_training(self, features, list gold):
+        """Called once at initialization (no-op)."""
+        pass
+
+    def note_tree(self, sentence, heads):
+        """Called for every tree whose features enter an update (no-op)."""
+        pass
+
+    def finalize_weights(self, weights):
+        """The weights to predict with (here: unchanged)."""
+        return weights
+
+    def step(self, WeightTable table, list batch):
+        raise NotImplementedError(f"{type(self).__name__} does not define step()")
