@@ -519,7 +519,7 @@ def test_sparse_difference_matches_numpy():
 
 def test_registry_resolves_configs():
     spacy = pytest.importorskip("spacy")
-    from spacy_mstparse.learners import registry  # noqa: F401  (registers)
+    from spacy_mstparse import registry  # noqa: F401  (registers)
 
     config = {
         "perceptron": {"@mst_learners": "spacy_mstparse.Perceptron.v1"},

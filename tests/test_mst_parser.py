@@ -142,9 +142,9 @@ def test_score_reports_both_conventions(trained):
 
 def test_prediction_uses_averaged_weights(trained):
     nlp, parser, _ = trained
-    arc, _ = parser._prediction_weights()
-    assert numpy.array_equal(arc, parser.arc_table.averaged())
-    assert not numpy.array_equal(arc, parser.arc_table.current())
+    arc, _ = parser.prediction_weights()
+    assert numpy.array_equal(arc, parser.trainer.arc_table.averaged())
+    assert not numpy.array_equal(arc, parser.trainer.arc_table.current())
 
 
 def test_sentences_fallback_and_edge_cases(trained):
@@ -159,12 +159,19 @@ def test_sentences_fallback_and_edge_cases(trained):
     pos = ["PRON", "VERB", "PRON", "PUNCT", "PRON", "VERB", "PUNCT"]
     doc = nlp(Doc(nlp.vocab, words=words, pos=pos))
     assert [(s.start, s.end) for s in doc.sents] == [(0, 4), (4, 7)]
-    # a very long "sentence" is parsed in chunks of max_sentence_length
+    # a very long sentence is decoded in chunks of max_sentence_length whose
+    # trees are joined into one: one sentence, one root, a valid tree
     n = 2 * parser.cfg["max_sentence_length"] + 7
     doc = Doc(nlp.vocab, words=["word"] * n, pos=["NOUN"] * n, sent_starts=[True] + [False] * (n - 1))
     doc = nlp(doc)
-    assert len(list(doc.sents)) == 3
-    assert sum(t.head.i == t.i for t in doc) == 3
+    assert len(list(doc.sents)) == 1
+    roots = [t.i for t in doc if t.head.i == t.i]
+    assert len(roots) == 1
+    heads = numpy.array([-1] + [0 if t.head.i == t.i else t.head.i + 1 for t in doc])
+    assert is_valid_tree(heads)
+    # the later chunks' roots hang from the first chunk's root as "dep"
+    joined = [t for t in doc if t.head.i == roots[0] and t.dep_ == "dep" and t.i >= 250]
+    assert len(joined) == 2
 
 
 def test_chu_liu_edmonds_and_auto_decoder(train_examples):
@@ -247,7 +254,7 @@ def test_label_weights_are_saved_sparse_and_format_1_still_loads(trained, tmp_pa
     nlp.to_disk(tmp_path / "model")
     comp = tmp_path / "model" / "mst_parser"
     assert (comp / "label_weights.npz").exists() and not (comp / "label_weights.npy").exists()
-    arc, label = parser._prediction_weights()
+    arc, label = parser.prediction_weights()
     assert 0 < numpy.count_nonzero(label) < label.size
     assert (comp / "label_weights.npz").stat().st_size < label.nbytes / 2
     docs = [eg.predicted.copy() for eg in examples[:40]]
@@ -260,12 +267,12 @@ def test_label_weights_are_saved_sparse_and_format_1_still_loads(trained, tmp_pa
     cfg["format_version"] = 1
     srsly.write_json(comp / "cfg", cfg)
     old = spacy.load(tmp_path / "model")
-    old_arc, old_label = old.get_pipe("mst_parser")._prediction_weights()
+    old_arc, old_label = old.get_pipe("mst_parser").prediction_weights()
     assert numpy.array_equal(old_arc, arc) and numpy.array_equal(old_label, label)
     assert heads == [[t.head.i for t in d] for d in old.pipe([d.copy() for d in docs])]
     again, again_parser, _ = new_parser()
     again_parser.from_bytes(parser.to_bytes())
-    assert numpy.array_equal(again_parser._prediction_weights()[1], label)
+    assert numpy.array_equal(again_parser.prediction_weights()[1], label)
 
 
 def test_models_saved_before_direction_backoff_still_load(train_examples, tmp_path):

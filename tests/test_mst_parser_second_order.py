@@ -69,11 +69,11 @@ def test_second_order_features_change_the_model(data):
     _, p2, ex2 = new_parser({"order": 2}, train_eg[:100])
     train(p1, ex1, 1)
     train(p2, ex2, 1)
-    w1, _ = p1._prediction_weights()
-    w2, _ = p2._prediction_weights()
+    w1, _ = p1.prediction_weights()
+    w2, _ = p2.prediction_weights()
     assert not numpy.array_equal(w1, w2)
     sentence = p2.encoder.encode(ex2[0].predicted, [(0, len(ex2[0].predicted))])[0]
-    _, sib = p2._scores(sentence, w2)
+    _, sib = p2.graph.scores(sentence, w2)
     assert sib is not None and numpy.abs(sib).sum() > 0
 
 
@@ -83,14 +83,14 @@ def test_k_best_mira_uses_k_trees(data, monkeypatch):
         {"learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5}}, train_eg
     )
     seen = []
-    original = parser._decode
+    original = parser.graph.decode
 
     def spy(arc, sib, k=1):
         trees = original(arc, sib, k)
         seen.append((k, len(trees)))
         return trees
 
-    monkeypatch.setattr(parser, "_decode", spy)
+    monkeypatch.setattr(parser.graph, "decode", spy)
     history = train(parser, examples, 3)
     assert history[0] > history[2]
     assert seen and all(k == 5 for k, _ in seen)

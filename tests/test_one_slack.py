@@ -7,19 +7,17 @@ import numpy as np
 import pytest
 import spacy
 
-from spacy_mstparse.decoders import eisner
 from spacy_mstparse.decoders.trees import is_projective
+from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
-from spacy_mstparse.features.first_order import FirstOrderFeatures
-from spacy_mstparse.learners import Pegasos, WeightTable
-from spacy_mstparse.learners.one_slack import (
-    OneSlackSSVM,
+from spacy_mstparse.graph import (
+    GraphModel,
     loss_augmented_difference,
     primal_objective,
-    project_capped_simplex,
-    solve_dual,
     train_one_slack,
 )
+from spacy_mstparse.learners import Pegasos, WeightTable
+from spacy_mstparse.learners.one_slack import OneSlackSSVM, project_capped_simplex, solve_dual
 
 
 def test_projection_onto_capped_simplex():
@@ -86,17 +84,17 @@ def tiny(sample_train):
             data.append((enc.encode(doc, [(0, len(doc))])[0], heads))
         if len(data) == 10:
             break
-    return FirstOrderFeatures(2**12, 1, False), data
+    return GraphModel(FeatureConfig("upos", False, 2**12), decoder="eisner"), data
 
 
 def test_primal_matches_pegasos_and_gap_below_eps(tiny):
-    features, data = tiny
+    model, data = tiny
     lam, eps = 0.5, 2e-4
-    learner, table = train_one_slack(features, eisner, data, lam=lam, eps=eps)
+    learner, table = train_one_slack(model, data, lam=lam, eps=eps)
     assert learner.converged
     last = learner.history[-1]
     assert 0.0 <= last["gap"] <= eps
-    p_ssvm = primal_objective(features, eisner, data, table.current(), lam)
+    p_ssvm = primal_objective(model, data, table.current(), lam)
     assert p_ssvm == pytest.approx(last["primal"], rel=1e-5)
     # w is rewritten on the constraints' supports only: its norm is kept.
     w = table.current().astype(np.float64)
@@ -104,30 +102,30 @@ def test_primal_matches_pegasos_and_gap_below_eps(tiny):
     assert last["gap"] == pytest.approx(p_ssvm - learner.dual, abs=1e-6)
     # Pegasos (full batch, last iterate) run long enough to converge.
     pegasos = Pegasos(lam=lam, k=len(data), averaged=False)
-    ptable = WeightTable(features.n_buckets)
+    ptable = WeightTable(model.n_arc_weights)
     for _ in range(4000):
-        pegasos.step(ptable, [loss_augmented_difference(features, eisner, s, h, ptable.v,
+        pegasos.step(ptable, [loss_augmented_difference(model, s, h, ptable.v,
                                                         ptable.scale) for s, h in data])
-    p_pegasos = primal_objective(features, eisner, data, ptable.current(), lam)
+    p_pegasos = primal_objective(model, data, ptable.current(), lam)
     # Weak duality: no w beats the SSVM's dual bound; both reach the optimum.
     assert learner.dual <= p_pegasos + 1e-9
     assert p_ssvm == pytest.approx(p_pegasos, rel=5e-3)
 
 
 def test_pass_keeps_w_fixed_and_needs_begin(tiny):
-    features, data = tiny
+    model, data = tiny
     learner = OneSlackSSVM(lam=0.1, eps=1e-3)
-    table = WeightTable(features.n_buckets)
+    table = WeightTable(model.n_arc_weights)
     with pytest.raises(ValueError, match="begin_training"):
         learner.step(table, [])
-    learner.begin(features.n_buckets, len(data))
+    learner.begin(model.n_arc_weights, len(data))
     for it in range(3):
         before = table.current()
         for s, h in data[:-1]:
-            learner.step(table, [loss_augmented_difference(features, eisner, s, h, table.v)])
+            learner.step(table, [loss_augmented_difference(model, s, h, table.v)])
             assert np.array_equal(table.current(), before)
         s, h = data[-1]
-        learner.step(table, [loss_augmented_difference(features, eisner, s, h, table.v)])
+        learner.step(table, [loss_augmented_difference(model, s, h, table.v)])
         assert len(learner.history) == it + 1
         assert not np.array_equal(table.current(), before)
     with pytest.raises(ValueError, match="lam"):
@@ -165,9 +163,8 @@ def test_trains_inside_the_component(sample_train, sample_dev):
     assert len(history) == 4
     # The objective of the current w (with the 4th pass's decodes) agrees
     # with an independent computation.
-    data = [(s, h) for s, h in parser._encoded_gold(lambda: train)]
-    p = primal_objective(parser.features.first_order, eisner, data, parser.arc_table.current(),
-                         0.01)
+    data = [(s, h) for s, h, _ in parser.training_sentences(train)]
+    p = primal_objective(parser.graph, data, parser.trainer.arc_table.current(), 0.01)
     assert history[-1]["primal"] >= history[-1]["dual"] - 1e-9
     assert p <= history[0]["primal"]
     assert nlp.evaluate(examples(sample_dev, 60))["dep_uas"] > 0.5

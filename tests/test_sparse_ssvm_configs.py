@@ -42,7 +42,7 @@ def test_sparse_config_trains_and_saves_only_kept_groups(docbins, tmp_path):
     assert 0 < len(kept) <= 22
     assert (tmp_path / "model-last" / "mst_parser" / "arc_weights.npz").exists()
     loaded = spacy.load(tmp_path / "model-last")
-    arc = loaded.get_pipe("mst_parser")._prediction_weights()[0]
+    arc = loaded.get_pipe("mst_parser").prediction_weights()[0]
     # Only buckets used by a kept group are non-zero (a bucket can be shared
     # by several groups: hash collisions).
     assert not np.any(arc[~parser.learner.kept_buckets()])

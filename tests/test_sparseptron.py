@@ -96,32 +96,6 @@ def test_changing_a_tag_changes_only_that_columns_groups(nlp, column):
             assert ga[g] == gb[g], name
 
 
-@pytest.mark.parametrize("backoff", [False, True])
-def test_group_map_covers_every_arc(nlp, backoff):
-    """fill_group_map gives every bucket of every candidate arc a group: the
-    group of the bucket's template, or (hash collision) one of its groups."""
-    s = encode(nlp, WORDS, POS, TAGS)
-    f = FirstOrderFeatures(2**22, 2, False, backoff)
-    group_map = np.full(f.n_buckets, fg.UNASSIGNED, dtype=np.uint8)
-    collisions = fg.fill_group_map(f, s, group_map)
-    # Reference: all arcs, enumerated as "trees" h -> every other word.
-    owners = {}
-    n = len(WORDS)
-    for h in range(n + 1):
-        heads = np.full(n + 1, h, dtype="int32")
-        heads[0] = -1
-        if h:
-            heads[h] = 0
-        ids, groups = fg.tree_features_grouped(f, s, heads)
-        for i, g in zip(ids.tolist(), groups.tolist()):
-            owners.setdefault(i, set()).add(g)
-    assigned = np.flatnonzero(group_map != fg.UNASSIGNED)
-    assert set(assigned.tolist()) == set(owners)
-    shared = 0
-    for i, gs in owners.items():
-        assert group_map[i] in gs
-        shared += len(gs) > 1
-    assert shared <= collisions < 50
 # ---------------------------------------------------------------- the learner
 
 N_BUCKETS = 512
@@ -383,7 +357,7 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     assert parser.learner.debiasing
     kept = [row["id"] for row in parser.learner.groups() if row["kept"]]
     assert 0 < len(kept) <= 12
-    arc = parser._prediction_weights()[0]
+    arc = parser.prediction_weights()[0]
     if overlap == "first":
         group_map = parser.learner.group_map
         assert set(np.unique(group_map[arc != 0]).tolist()) <= set(kept)
@@ -395,7 +369,7 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     # The kept groups' buckets on the gold trees: with support = "gold" every
     # non-zero weight is one of them; otherwise wrong arcs add others.
     gold_kept = np.zeros(arc.size, dtype=bool)
-    for sentence, heads in parser._encoded_gold(lambda: train):
+    for sentence, heads, _ in parser.training_sentences(train):
         ids, groups = fg.tree_features_grouped(parser.features.first_order, sentence, heads)
         gold_kept[ids[np.isin(groups, kept)].astype(np.int64)] = True
     outside = np.count_nonzero(arc[~gold_kept])
@@ -409,7 +383,7 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     assert (tmp_path / "model" / "mst_parser" / "arc_weights.npz").stat().st_size < \
         4 * arc.size / 2
     loaded = spacy.load(tmp_path / "model")
-    assert np.array_equal(loaded.get_pipe("mst_parser")._prediction_weights()[0], arc)
+    assert np.array_equal(loaded.get_pipe("mst_parser").prediction_weights()[0], arc)
     docs = [eg.predicted for eg in dev]
     for a, b in zip(nlp.pipe([d.copy() for d in docs]), loaded.pipe([d.copy() for d in docs])):
         assert [t.head.i for t in a] == [t.head.i for t in b]
@@ -418,7 +392,7 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     again.add_pipe("mst_parser", config={"learner": {
         "@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": 12}})
     again.get_pipe("mst_parser").from_bytes(parser.to_bytes())
-    assert np.array_equal(again.get_pipe("mst_parser")._prediction_weights()[0], arc)
+    assert np.array_equal(again.get_pipe("mst_parser").prediction_weights()[0], arc)
 
 
 def test_second_order_is_rejected(sample_train):

@@ -194,9 +194,9 @@ class MSTParser(DependencyPipe):
                           label_buckets=self.cfg["label_buckets"])
 
     def _encoded_gold(self, get_examples):
-        return [(s, heads) for s, heads, _ in self._training_sentences(get_examples())]
+        return [(s, heads) for s, heads, _ in self.training_sentences(get_examples())]
 
-    def _training_sentences(self, examples):
+    def training_sentences(self, examples):
         """(Sentence, gold heads, gold label ids) of every usable reference sentence."""
         label_ids = {label: i for i, label in enumerate(self.cfg["labels"])}
         limit = self.cfg["max_sentence_length"]
@@ -233,7 +233,7 @@ class MSTParser(DependencyPipe):
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
             self.trainer = GraphTrainer(self.graph, self.learner, *self.graph.to_arrays().values())
-        losses[self.name] += self.trainer.train(self._training_sentences(examples))
+        losses[self.name] += self.trainer.train(self.training_sentences(examples))
         losses[self.name] += self.trainer.flush()
         self._fresh = False
         return losses

@@ -10,10 +10,8 @@ Hashing forgets the template, so this module recovers it from the emission
 order of ``FirstOrderFeatures.unigram_bases`` / ``pair_bases`` (which it calls,
 so the bucket ids are exactly those of ``tree_features``): a group id is the
 template key that the hash starts from, ``tagset * 64 + template`` (< 128).
-``fill_group_map`` writes the group of every bucket reached by any candidate
-arc of a sentence into a ``uint8`` map (``UNASSIGNED`` = 255 elsewhere); a
-bucket shared by two groups (a hash collision) keeps its first group and is
-counted. The tests check that the ids equal ``tree_features`` and that
+``tree_features_grouped`` returns the bucket ids of a tree with the group of
+each. The tests check that the ids equal ``tree_features`` and that
 changing one attribute of a token changes only the groups reading it, which
 guards this module against changes of the emission order in first_order.pyx.
 """
@@ -25,36 +23,9 @@ import numpy
 from .first_order cimport FirstOrderFeatures, dd_code, direction_code
 from .hashing cimport mix
 from .sentence cimport Sentence
+from .templates cimport *
 
-# Template ids of first_order.pyx (its ``Template`` enum) and layout constants.
-DEF T_HWP = 1
-DEF T_HW = 2
-DEF T_HP = 3
-DEF T_HXP = 4
-DEF T_HX = 5
-DEF CHILD_OFFSET = 5
-DEF T_WPWP = 11
-DEF T_PWP = 12
-DEF T_WWP = 13
-DEF T_WPP = 14
-DEF T_WPW = 15
-DEF T_WW = 16
-DEF T_PP = 17
-DEF T_XPXP = 18
-DEF T_PXP = 19
-DEF T_XXP = 20
-DEF T_XPP = 21
-DEF T_XPX = 22
-DEF T_XX = 23
-DEF T_BETWEEN = 24
-DEF T_CTX_HR_CL = 25
-DEF T_MORPH_H = 33
-DEF T_MORPH_C = 34
-DEF T_MORPH_HC = 35
-DEF TAGSET_STRIDE = 64
 
-UNASSIGNED = 255
-N_GROUP_IDS = 128
 
 _TEMPLATE_NAMES = {
     1: "h-word+h-pos", 2: "h-word", 3: "h-pos", 4: "h-prefix+h-pos", 5: "h-prefix",
@@ -224,106 +195,3 @@ def tree_features_grouped(FirstOrderFeatures f, Sentence s, const int32_t[:] hea
     if bad:
         raise RuntimeError("feature_groups.pyx is out of step with first_order.pyx's templates")
     return ids[:total], groups[:total]
-
-
-def fill_group_map(FirstOrderFeatures f, Sentence s, uint8_t[::1] group_map):
-    """Assign a group to every bucket that any candidate arc of ``s`` (every
-    h != c, c >= 1) can touch and that has no group yet. Returns the number of
-    collisions met (a bucket already assigned to another group)."""
-    if <uint64_t>group_map.shape[0] != f.n_buckets:
-        raise ValueError(f"group map has {group_map.shape[0]} entries, expected {f.n_buckets}")
-    if s.n_tagsets != f.n_tagsets:
-        raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {f.n_tagsets}")
-    cdef int N = s.n + 1, c, h, i, j, k, g, t, dd, side
-    cdef long collisions = 0
-    cdef int cap = f.capacity(s)
-    cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
-    cdef uint8_t* gbuf = <uint8_t*>malloc(cap * sizeof(uint8_t))
-    cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
-    cdef int n_between[2]
-    cdef bint codes[16]
-    cdef uint64_t mask = f.n_buckets - 1
-    cdef bint bad = False
-    if buf is NULL or gbuf is NULL or between is NULL:
-        free(buf); free(gbuf); free(between)
-        raise MemoryError()
-    with nogil:
-        # Head-only and child-only templates: once per token and side, with
-        # the direction/distance codes that token can take in that role.
-        for i in range(N):
-            for side in range(2):
-                if side == 1 and i == 0:
-                    continue
-                for dd in range(16):
-                    codes[dd] = False
-                for j in range(N):
-                    if j != i and (j >= 1 if side == 0 else True):
-                        codes[dd_code(i, j) if side == 0 else dd_code(j, i)] = True
-                k = f.unigram_bases(s, i, side == 0, buf)
-                g = unigram_groups(s, i, side == 0, f.use_morph, gbuf)
-                if g != k:
-                    bad = True
-                    break
-                collisions += _assign(group_map, buf, gbuf, k, mask, 0)
-                for dd in range(1, 15):
-                    if codes[dd]:
-                        collisions += _assign(group_map, buf, gbuf, k, mask, dd)
-                if f.direction_backoff:
-                    for dd in range(1, 15, 7):  # first code of each direction
-                        if any_code(codes, dd, dd + 7):
-                            collisions += _assign(group_map, buf, gbuf, k, mask,
-                                                  direction_code(dd))
-            if bad:
-                break
-        # Pair templates: every arc, the in-between tag set growing with the
-        # distance as in FirstOrderFeatures.score_into.
-        for h in range(N):
-            if bad:
-                break
-            for c in range(1, N):
-                if c == h:
-                    continue
-                for t in range(s.n_tagsets):
-                    n_between[t] = 0
-                    for j in range(min(h, c) + 1, max(h, c)):
-                        add_between(between + t * N, &n_between[t], s.tag_row(t)[j])
-                k = f.pair_bases(s, h, c, between, n_between, buf)
-                g = pair_groups(s, h, c, n_between, f.use_morph, gbuf)
-                if g != k:
-                    bad = True
-                    break
-                collisions += _assign(group_map, buf, gbuf, k, mask, 0)
-                collisions += _assign(group_map, buf, gbuf, k, mask, dd_code(h, c))
-                if f.direction_backoff:
-                    collisions += _assign(group_map, buf, gbuf, k, mask,
-                                          direction_code(dd_code(h, c)))
-    free(buf); free(gbuf); free(between)
-    if bad:
-        raise RuntimeError("feature_groups.pyx is out of step with first_order.pyx's templates")
-    return collisions
-
-
-cdef inline bint any_code(const bint* codes, int start, int stop) noexcept nogil:
-    cdef int dd
-    for dd in range(start, stop):
-        if codes[dd]:
-            return True
-    return False
-
-
-cdef inline long _assign(uint8_t[::1] group_map, const uint64_t* buf, const uint8_t* gbuf,
-                         int k, uint64_t mask, int dd) noexcept nogil:
-    """Give each bucket of ``buf`` (conjoined with ``dd`` unless 0) its group
-    if it has none; return the number of buckets owned by another group."""
-    cdef long collisions = 0
-    cdef int j
-    cdef uint64_t b
-    cdef uint8_t old
-    for j in range(k):
-        b = (buf[j] if dd == 0 else mix(buf[j], dd)) & mask
-        old = group_map[b]
-        if old == 255:
-            group_map[b] = gbuf[j]
-        elif old != gbuf[j]:
-            collisions += 1
-    return collisions

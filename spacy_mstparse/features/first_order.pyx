@@ -33,52 +33,11 @@ from libc.string cimport memset
 import numpy
 
 from .hashing cimport mix, mix3
+from .templates cimport *
 from .sentence cimport Sentence
 
 DEF N_DD = 16   # direction/distance codes 1..14 (0 unused), padded
 
-cdef enum Template:
-    T_HWP = 1
-    T_HW
-    T_HP
-    T_HXP
-    T_HX
-    T_CWP
-    T_CW
-    T_CP
-    T_CXP
-    T_CX
-    T_WPWP
-    T_PWP
-    T_WWP
-    T_WPP
-    T_WPW
-    T_WW
-    T_PP
-    T_XPXP
-    T_PXP
-    T_XXP
-    T_XPP
-    T_XPX
-    T_XX
-    T_BETWEEN
-    T_CTX_HR_CL
-    T_CTX_HL_CL
-    T_CTX_HR_CR
-    T_CTX_HL_CR
-    T_TRI_CL
-    T_TRI_HR
-    T_TRI_HL
-    T_TRI_CR
-    T_MORPH_H
-    T_MORPH_C
-    T_MORPH_HC
-    N_TEMPLATES
-
-# Template ids for the second tag column are offset by this much.
-DEF TAGSET_STRIDE = 64
-# Child unigram templates (T_CWP..T_CX) are the head ones (T_HWP..T_HX) + this.
-DEF CHILD_OFFSET = 5
 
 
 cdef inline double conjoined(const float* w, uint64_t mask, bint backoff,

@@ -31,19 +31,13 @@ from .hashing import string_id as get_string_id
 from .distance cimport direction_distance
 from .hashing cimport mix, mix3
 from .sentence cimport Sentence
+from .templates cimport SIB_BASE, SIB_STRIDE, S_PP, S_PW, S_TRIP, S_WP, S_WW
 
 START_MARK = get_string_id("<mst-no-sibling>")
 
 cdef uint64_t _START = START_MARK
 
 # Template ids: 200 + tagset * 16 + template; the word pair has its own id.
-DEF SIB_BASE = 200
-DEF SIB_STRIDE = 16
-DEF S_TRIP = 1
-DEF S_PP = 2
-DEF S_WP = 3
-DEF S_PW = 4
-DEF S_WW = 250
 # Pair bases per (s, c): 3 per tag column + the word pair.
 DEF MAX_PAIR_BASES = 7
 

@@ -26,9 +26,10 @@ Attributes (set in ``__init__``, defaults below):
 
 Hooks (no-ops here):
 
-``begin_training(features, gold)``
-    Once, at initialization, with the first-order feature extractor and the
-    list of ``(Sentence, gold heads)`` of the training set.
+``begin_training(features, gold, order)``
+    Once, at initialization, with the first-order feature extractor, the
+    list of ``(Sentence, gold heads)`` of the training set and the model's
+    order (1 or 2).
 ``note_tree(sentence, heads)``
     For every tree whose features enter an update (gold and predicted).
 ``finalize_weights(weights)``
@@ -54,7 +55,7 @@ cdef class Learner:
         self.k_best = 1
         self.sparse_weights = False
 
-    def begin_training(self, features, list gold):
+    def begin_training(self, features, list gold, int order=1):
         """Called once at initialization (no-op)."""
         pass
 

@@ -1,0 +1,59 @@
+# The template-id space of every feature module (first-order arcs,
+# McDonald et al. 2005 Table 1; adjacent siblings, McDonald & Pereira 2006):
+# a feature's hash starts from its template id, so ids must never clash.
+# first_order.pyx, feature_groups.pyx and second_order.pyx cimport these.
+
+cdef enum Template:
+    T_HWP = 1
+    T_HW
+    T_HP
+    T_HXP
+    T_HX
+    T_CWP
+    T_CW
+    T_CP
+    T_CXP
+    T_CX
+    T_WPWP
+    T_PWP
+    T_WWP
+    T_WPP
+    T_WPW
+    T_WW
+    T_PP
+    T_XPXP
+    T_PXP
+    T_XXP
+    T_XPP
+    T_XPX
+    T_XX
+    T_BETWEEN
+    T_CTX_HR_CL
+    T_CTX_HL_CL
+    T_CTX_HR_CR
+    T_CTX_HL_CR
+    T_TRI_CL
+    T_TRI_HR
+    T_TRI_HL
+    T_TRI_CR
+    T_MORPH_H
+    T_MORPH_C
+    T_MORPH_HC
+    N_TEMPLATES
+
+cdef enum:
+    # Template ids for the second tag column are offset by this much.
+    TAGSET_STRIDE = 64
+    # Child unigram templates (T_CWP..T_CX) are the head ones (T_HWP..T_HX) + this.
+    CHILD_OFFSET = 5
+
+cdef enum SiblingTemplate:
+    # Sibling templates: SIB_BASE + tag column * SIB_STRIDE + S_TRIP..S_PW,
+    # and S_WW (no tag), all above the first-order ids of both tag columns.
+    SIB_BASE = 200
+    SIB_STRIDE = 16
+    S_TRIP = 1
+    S_PP = 2
+    S_WP = 3
+    S_PW = 4
+    S_WW = 250

@@ -1,0 +1,145 @@
+"""spaCy's ``test_overfitting_IO`` idiom for ``mst_parser``, and the one
+serializer table: the same parts on disk and in bytes, ``exclude``,
+pickling, load-time settings, and damaged or foreign model files."""
+import pickle
+
+import numpy
+import pytest
+import spacy
+import srsly
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_mstparse.components.serialization import ModelDataError
+
+TRAIN = [
+    ("She reads long books .", ["PRON", "VERB", "ADJ", "NOUN", "PUNCT"],
+     [1, 1, 3, 1, 1], ["nsubj", "root", "amod", "obj", "punct"]),
+    ("The cat sleeps .", ["DET", "NOUN", "VERB", "PUNCT"],
+     [1, 2, 2, 2], ["det", "nsubj", "root", "punct"]),
+    ("Dogs bark at night", ["NOUN", "VERB", "ADP", "NOUN"],
+     [1, 1, 3, 1], ["nsubj", "root", "case", "obl"]),
+]
+SMALL = {"features": {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+                      "n_buckets": 2**12}, "label_buckets": 2**8}
+
+
+def tagged(vocab, text, pos):
+    words = text.split()
+    return Doc(vocab, words=words, pos=pos, tags=pos)
+
+
+def examples(nlp):
+    out = []
+    for text, pos, heads, deps in TRAIN:
+        ref = Doc(nlp.vocab, words=text.split(), pos=pos, tags=pos, heads=heads, deps=deps)
+        out.append(Example(tagged(nlp.vocab, text, pos), ref))
+    return out
+
+
+def parses(nlp, docs):
+    return [[(t.head.i, t.dep_) for t in doc] for doc in docs]
+
+
+@pytest.fixture(scope="module")
+def overfitted():
+    nlp = spacy.blank("en")
+    parser = nlp.add_pipe("mst_parser", config=SMALL)
+    train = examples(nlp)
+    nlp.initialize(lambda: train)
+    losses = {}
+    for _ in range(30):
+        losses = parser.update(train, losses={})
+    assert losses["mst_parser"] == 0.0
+    return nlp, parser
+
+
+def test_overfitting_IO(overfitted, tmp_path):
+    nlp, parser = overfitted
+    docs = [nlp(tagged(nlp.vocab, text, pos)) for text, pos, _, _ in TRAIN]
+    expected = [[(h, d) for h, d in zip(heads, deps)] for _, _, heads, deps in TRAIN]
+    assert parses(nlp, docs) == expected
+    # disk
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    again = [loaded(tagged(loaded.vocab, text, pos)) for text, pos, _, _ in TRAIN]
+    assert parses(loaded, again) == expected
+    # bytes
+    nlp2 = spacy.blank("en")
+    nlp2.add_pipe("mst_parser", config=SMALL).from_bytes(parser.to_bytes())
+    assert parses(nlp2, [nlp2(tagged(nlp2.vocab, t, p)) for t, p, _, _ in TRAIN]) == expected
+    # pickle
+    nlp3 = pickle.loads(pickle.dumps(nlp))
+    assert parses(nlp3, [nlp3(tagged(nlp3.vocab, t, p)) for t, p, _, _ in TRAIN]) == expected
+    # pipe over a batch == __call__ one doc at a time
+    batch = [tagged(nlp.vocab, t, p) for t, p, _, _ in TRAIN] * 3
+    assert parses(nlp, nlp.pipe([d.copy() for d in batch], batch_size=4)) == \
+        parses(nlp, [nlp(d.copy()) for d in batch])
+
+
+def test_same_parts_on_disk_and_in_bytes(overfitted, tmp_path):
+    _, parser = overfitted
+    parser.to_disk(tmp_path / "comp")
+    files = {p.name: p.read_bytes() for p in (tmp_path / "comp").iterdir()}
+    parts = srsly.msgpack_loads(parser.to_bytes())
+    assert set(files) == set(parts) == {"cfg", "arc_weights.npz", "label_weights.npz"}
+    for name in files:
+        assert files[name] == parts[name], name
+    assert srsly.json_loads(files["cfg"])["format_version"] == 3
+
+
+def test_exclude_is_honoured(overfitted, tmp_path):
+    nlp, parser = overfitted
+    parts = srsly.msgpack_loads(parser.to_bytes(exclude=["label_weights"]))
+    assert set(parts) == {"cfg", "arc_weights.npz"}
+    parser.to_disk(tmp_path / "comp", exclude=["arc_weights", "cfg"])
+    assert {p.name for p in (tmp_path / "comp").iterdir()} == {"label_weights.npz"}
+    # loading with a part excluded keeps the component's own
+    other = spacy.blank("en").add_pipe("mst_parser", config=SMALL)
+    other.from_bytes(parser.to_bytes())
+    arc, label = other.prediction_weights()
+    zeros = srsly.msgpack_loads(parser.to_bytes())
+    from spacy_mstparse.components import serialization as ser
+    zeros["arc_weights.npz"] = ser.dump_sparse_vector(numpy.zeros_like(arc))
+    other.from_bytes(srsly.msgpack_dumps(zeros), exclude=["arc_weights"])
+    assert numpy.array_equal(other.prediction_weights()[0], arc)
+    other.from_bytes(srsly.msgpack_dumps(zeros))
+    assert not numpy.any(other.prediction_weights()[0])
+
+
+def test_runtime_settings_given_at_load_time_take_effect(overfitted, tmp_path):
+    nlp, _ = overfitted
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model",
+                        config={"components": {"mst_parser": {"max_sentence_length": 3}}})
+    parser = loaded.get_pipe("mst_parser")
+    assert parser.cfg["max_sentence_length"] == 3
+    doc = loaded(tagged(loaded.vocab, *TRAIN[0][:2]))  # 5 words: two chunks, one tree
+    assert sum(t.head.i == t.i for t in doc) == 1
+    with pytest.raises(ValueError, match="order = 1; it cannot change after training"):
+        spacy.load(tmp_path / "model", config={"components": {"mst_parser": {"order": 2}}})
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda d: (d / "arc_weights.npz").write_bytes((d / "arc_weights.npz").read_bytes()[:100]),
+     r"arc_weights\.npz: damaged or truncated"),
+    (lambda d: (d / "label_weights.npz").write_bytes(b""), r"label_weights\.npz: empty file"),
+    (lambda d: (d / "label_weights.npz").unlink(), r"label_weights\.npz: missing"),
+    (lambda d: (d / "cfg").write_text("{not json"), r"cfg: not valid JSON"),
+    (lambda d: (d / "arc_weights.npz").write_bytes(b"PK\x03\x04 not a zip at all"),
+     r"arc_weights\.npz: damaged or truncated"),
+])
+def test_damaged_model_files_give_one_clear_error(overfitted, tmp_path, damage, message):
+    nlp, _ = overfitted
+    nlp.to_disk(tmp_path / "model")
+    damage(tmp_path / "model" / "mst_parser")
+    with pytest.raises(ModelDataError, match=message) as info:
+        spacy.load(tmp_path / "model")
+    assert "\n" not in str(info.value)
+    assert "mst_parser" in str(info.value)
+
+
+def test_foreign_bytes_are_refused(overfitted):
+    _, parser = overfitted
+    with pytest.raises(ModelDataError, match="not a serialized component"):
+        parser.from_bytes(b"\x00\x01 certainly not msgpack of a parser")
