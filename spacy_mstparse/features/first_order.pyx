@@ -70,7 +70,7 @@ cdef class FirstOrderFeatures:
         alone (three weights per feature instead of two).
     """
 
-    def __init__(self, uint64_t n_buckets=2**22, int n_tagsets=1, bint use_morph=False,
+    def __init__(self, uint64_t n_buckets, int n_tagsets=1, bint use_morph=False,
                  bint direction_backoff=False):
         if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
             raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")

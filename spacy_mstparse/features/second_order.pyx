@@ -63,7 +63,7 @@ cdef class SiblingFeatures:
     cdef readonly int n_tagsets
     cdef uint64_t mask
 
-    def __init__(self, uint64_t n_buckets=2**22, int n_tagsets=1):
+    def __init__(self, uint64_t n_buckets, int n_tagsets=1):
         if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
             raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
         if n_tagsets not in (1, 2):

@@ -1,0 +1,142 @@
+"""Same results and no slower: ``mst_parser`` of two source trees side by side.
+
+Checks a refactoring of the graph parser (GraphModel / GraphTrainer): for
+each tree (``--old`` and ``--new``, two checkouts with built extensions), a
+subprocess with that tree first on ``PYTHONPATH`` trains the default
+first-order pipeline (and ``--order 2``: the o2 config's settings) with
+``spacy_mstparse.GoldAnnotationsCorpus``-style gold tags on the first
+``--train-limit`` EWT train sentences for ``--epochs`` epochs in a fixed
+order, then parses EWT dev. The trees' dev UAS/LAS and whether their parses
+are identical are reported; parse speed is timed in ``--rounds`` rounds that
+alternate old and new subprocesses (each loads the saved model and times
+``nlp.pipe`` over dev, best of three passes), and the median new/old ratio
+is reported. One core per subprocess, one subprocess at a time.
+
+Usage (from the repository root; the old tree e.g. ``git worktree add
+../old <commit>`` and ``python setup.py build_ext --inplace`` there)::
+
+    python benchmarks/bench_refactor_parity.py --old ../old --new . \\
+        --train-limit 2000 --epochs 5 --rounds 5 --output benchmarks/results/refactor_parity.json
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data" / "ud"
+
+WORKER = r"""
+import hashlib, json, sys, time
+import spacy
+from spacy.training import Example
+from spacy.util import minibatch
+from spacy_mstparse.corpus.conll import read_conllu
+from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+mode, data, model_dir, order, limit, epochs = sys.argv[1:7]
+order, limit, epochs = int(order), int(limit), int(epochs)
+
+def examples(path, vocab, n=0):
+    out = []
+    for ref in read_conllu(path, vocab):
+        out.append(Example(gold_annotated_doc(Example(ref.copy(), ref)), ref))
+        if n and len(out) == n:
+            break
+    return out
+
+if mode == "train":
+    nlp = spacy.blank("en")
+    config = {} if order == 1 else {"order": 2, "features": {
+        "@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "direction_backoff": False}}
+    parser = nlp.add_pipe("mst_parser", config=config)
+    train = examples(data + "/en_ewt-ud-train.conllu", nlp.vocab, limit)
+    nlp.initialize(lambda: train)
+    start = time.perf_counter()
+    for _ in range(epochs):
+        for batch in minibatch(train, 16):
+            parser.update(batch)
+    seconds = time.perf_counter() - start
+    dev = examples(data + "/en_ewt-ud-dev.conllu", nlp.vocab)
+    scores = nlp.evaluate(dev)
+    parsed = [[(t.head.i, t.dep_) for t in d] for d in nlp.pipe([eg.predicted for eg in dev])]
+    digest = hashlib.sha256(json.dumps(parsed).encode()).hexdigest()
+    nlp.to_disk(model_dir)
+    print(json.dumps({"uas": scores["dep_uas"], "las": scores["dep_las"],
+                      "train_seconds": seconds, "parses_sha256": digest}))
+else:
+    nlp = spacy.load(model_dir)
+    dev = examples(data + "/en_ewt-ud-dev.conllu", nlp.vocab)
+    docs = [eg.predicted for eg in dev]
+    n_words = sum(len(d) for d in docs)
+    best = 0.0
+    for _ in range(3):
+        copies = [d.copy() for d in docs]
+        start = time.perf_counter()
+        for _ in nlp.pipe(copies):
+            pass
+        best = max(best, n_words / (time.perf_counter() - start))
+    print(json.dumps({"words_per_second": best}))
+"""
+
+
+def run(tree: Path, *args) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree.resolve()), "OMP_NUM_THREADS": "1",
+           "OPENBLAS_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", WORKER, *map(str, args)], env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--old", type=Path, required=True)
+    p.add_argument("--new", type=Path, default=REPO)
+    p.add_argument("--orders", default="1,2")
+    p.add_argument("--train-limit", type=int, default=2000)
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--output", type=Path)
+    args = p.parse_args(argv)
+    trees = {"old": args.old, "new": args.new}
+    results = {"command": " ".join(sys.argv), "trees": {k: str(v) for k, v in trees.items()},
+               "commits": {}, "orders": {}}
+    for name, tree in trees.items():
+        head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True)
+        results["commits"][name] = head.stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        for order in map(int, args.orders.split(",")):
+            row = {}
+            for name, tree in trees.items():
+                print(f"order {order}: training with the {name} tree ...", flush=True)
+                row[name] = run(tree, "train", DATA, Path(tmp) / f"{name}-o{order}", order,
+                                args.train_limit, args.epochs)
+            speeds = {"old": [], "new": []}
+            for r in range(args.rounds):
+                for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                    speeds[name].append(run(trees[name], "parse", DATA,
+                                            Path(tmp) / f"{name}-o{order}", order, 0, 0)
+                                        ["words_per_second"])
+            ratios = [n / o for n, o in zip(speeds["new"], speeds["old"])]
+            row.update(speeds=speeds, median_ratio=statistics.median(ratios),
+                       identical_parses=row["old"]["parses_sha256"] == row["new"]["parses_sha256"])
+            results["orders"][order] = row
+            print(f"order {order}: UAS old {row['old']['uas']:.4f} new {row['new']['uas']:.4f}, "
+                  f"LAS old {row['old']['las']:.4f} new {row['new']['las']:.4f}, identical "
+                  f"parses: {row['identical_parses']}; words/s old "
+                  f"{statistics.median(speeds['old']):.0f} new "
+                  f"{statistics.median(speeds['new']):.0f}, median ratio new/old "
+                  f"{row['median_ratio']:.3f}", flush=True)
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
