@@ -264,6 +264,8 @@ cdef bint _has_tree(const double* A, int n, bint single_root, int* work) noexcep
     cdef int N = n + 1, u, v, cand = 0
     cdef int* seen = work
     cdef int* stack = work + N
+    if n <= 0:
+        return True
     memset(seen, 0, <size_t>N * sizeof(int))
     if not single_root:
         # Every word reachable from the root over allowed arcs.
