@@ -10,15 +10,20 @@
   2005); first-order k-best is the same decoder without sibling scores.
 - ``approximate_nonprojective``: second-order non-projective decoding by
   hill-climbing from the projective tree (McDonald & Pereira 2006).
+- ``projective_marginals`` / ``nonprojective_marginals``: exact arc marginals
+  and log Z under p(tree) proportional to exp(score / T): inside-outside over
+  Eisner's chart, and the matrix-tree theorem (Koo et al. 2007).
 
 The first-order decoders take ``single_root`` (default True: exactly one word attached to the
 root). ``is_valid_tree`` and ``is_projective`` check head arrays. Cython code
-can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` directly (nogil), see
+can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` and
+``projective_marginals_c`` / ``nonprojective_marginals_c`` directly (nogil), see
 the .pxd files.
 """
 from .chu_liu_edmonds import chu_liu_edmonds
 from .eisner import eisner
 from .eisner_second_order import eisner_k_best, eisner_second_order, second_order_tree_score
+from .marginals import nonprojective_marginals, projective_marginals
 from .second_order_nonprojective import approximate_nonprojective, improve_tree
 from .trees import is_projective, is_valid_tree
 
@@ -30,6 +35,8 @@ __all__ = [
     "second_order_tree_score",
     "approximate_nonprojective",
     "improve_tree",
+    "projective_marginals",
+    "nonprojective_marginals",
     "is_valid_tree",
     "is_projective",
 ]

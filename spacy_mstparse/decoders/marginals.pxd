@@ -1,0 +1,29 @@
+# Exact arc marginals and log partition functions of first-order dependency
+# trees under p(tree) proportional to exp(score(tree) / temperature).
+# C-level API for other Cython modules; see marginals.pyx.
+#
+# scores:    row-major (n+1) x (n+1) float32, scores[h*(n+1)+c] = score of the
+#            arc h -> c, index 0 = artificial root (column 0 and the diagonal
+#            are never read); -INFINITY forbids an arc. Other values must be
+#            finite (not checked here: the Python wrappers check them).
+# marginals: (n+1) x (n+1) float64 output, marginals[h*(n+1)+c] = p(h -> c);
+#            column 0 and the diagonal are set to 0.
+# log_z:     output, log sum over trees of exp(score(tree) / temperature).
+# Returns MARG_OK (0) or one of the MARG_* error codes below.
+cdef enum:
+    MARG_OK = 0
+    MARG_NO_MEMORY = -1     # allocation failure (or n < 0)
+    MARG_NO_TREE = -2       # every tree uses a forbidden arc (Z = 0)
+    MARG_OVERFLOW = -3      # scores / temperature overflow double precision
+    MARG_PRECISION = -4     # matrix-tree theorem: estimated error of a marginal > 1e-6
+
+# Projective trees: inside-outside over Eisner's chart in log space, O(n^3).
+cdef int projective_marginals_c(const float* scores, int n, double temperature,
+                                bint single_root, double* marginals,
+                                double* log_z) noexcept nogil
+
+# Non-projective trees: matrix-tree theorem (single root: Koo et al. 2007),
+# LU with partial pivoting and the inverse of the Laplacian, O(n^3).
+cdef int nonprojective_marginals_c(const float* scores, int n, double temperature,
+                                   bint single_root, double* marginals,
+                                   double* log_z) noexcept nogil
