@@ -29,13 +29,13 @@ test-fast: install
 	$(PY) -m pytest -ra -m "not slow"
 
 bench: install
-	$(PY) benchmarks/bench_learners.py
+	$(PY) -m benchmarks.bench_learners
 
 # mst_parser vs spaCy's parser and UDPipe 1 on EWT; installs the peers
 # (benchmarks/requirements-peers.txt) into .venv first. About 1.5 h on 2 cores.
 bench-peers: install
 	$(PY) -m pip install --quiet -r benchmarks/requirements-peers.txt
-	$(PY) benchmarks/bench_peers.py
+	$(PY) -m benchmarks.bench_peers
 
 clean:
 	rm -rf build corpus training metrics packages project.lock

@@ -45,8 +45,8 @@ machine, load averages and commit; a Markdown summary to stdout and
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_arcstandard.py --snapshot
-    .venv/bin/python benchmarks/bench_arcstandard.py --sections ablation --quick
+    .venv/bin/python -m benchmarks.bench_arcstandard --snapshot
+    .venv/bin/python -m benchmarks.bench_arcstandard --sections ablation --quick
 """
 import argparse
 import datetime
@@ -57,15 +57,10 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_learners as bl  # noqa: E402  (shared helpers: subprocesses, snapshot, machine)
+from benchmarks import common
+from benchmarks.common import DEFAULT_DEV, DEFAULT_TRAIN, REPO_ROOT, RESULTS
 
-REPO_ROOT = bl.REPO_ROOT
-DATA = REPO_ROOT / ".." / "shared" / "data" / "ud"
-DEFAULT_TRAIN = DATA / "en_ewt-ud-train.conllu"
-DEFAULT_DEV = DATA / "en_ewt-ud-dev.conllu"
-WORK = REPO_ROOT / "benchmarks" / "work" / "arcstandard"
-RESULTS = REPO_ROOT / "benchmarks" / "results"
+WORK = common.WORK / "arcstandard"
 DEFAULT_OUTPUT = RESULTS / "arcstandard.json"
 ALL_GROUPS = ["1w", "2w", "3w", "dep", "wd", "ic"]
 SECTIONS = ("ablation", "lambda", "curve", "errors", "mst", "variants", "compare", "speed")
@@ -97,18 +92,6 @@ OOV_BINS_FINE = [("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3-5", 3, 5), (">5", 6,
 # ---------------------------------------------------------------------------
 
 
-def _examples(path: Path, nlp, limit: int):
-    from spacy.training import Example
-
-    from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.corpus.readers import gold_annotated_doc
-
-    docs = list(read_conllu(path, nlp.vocab))
-    if limit:
-        docs = docs[:limit]
-    return [Example(gold_annotated_doc(Example(d, d)), d) for d in docs]
-
-
 def worker_train(args) -> None:
     """Train arcstandard_svm on the first N sentences, save the pipeline."""
     import numpy
@@ -117,7 +100,7 @@ def worker_train(args) -> None:
     config = json.loads(args.config)
     nlp = spacy.blank("en")
     parser = nlp.add_pipe("arcstandard_svm", config=config)
-    examples = _examples(Path(args.train), nlp, args.train_sents)
+    examples = common.gold_examples(Path(args.train), nlp.vocab, args.train_sents)
     start = time.perf_counter()
     nlp.initialize(lambda: examples)
     init_seconds = time.perf_counter() - start
@@ -249,8 +232,8 @@ class Bench:
         self.results.setdefault("runs", {})
         self.results["benchmark"] = "arcstandard_svm on UD English EWT (bench_arcstandard.py)"
         self.results["date"] = datetime.date.today().isoformat()
-        self.results["train"] = bl.rel(Path(args.train))
-        self.results["dev"] = bl.rel(Path(args.dev))
+        self.results["train"] = common.rel(Path(args.train))
+        self.results["dev"] = common.rel(Path(args.dev))
         self.results["seed_figures"] = SEED
 
     def save(self) -> None:
@@ -279,24 +262,25 @@ class Bench:
         run = self.results["runs"].get(key)
         model = WORK / key / "model"
         if run and run.get("eval") and model.exists():
-            bl.log(f"reusing {key}")
+            common.log(f"reusing {key}")
             return run
         (WORK / key).mkdir(parents=True, exist_ok=True)
         result_path = WORK / key / "train.json"
-        cmd = [sys.executable, bl.rel(Path(__file__)), "--worker", "train",
-               "--train", bl.rel(Path(self.args.train)), "--train-sents", str(train_sents),
-               "--config", json.dumps(config, separators=(",", ":")),
-               "--model-out", bl.rel(model), "--result", bl.rel(result_path),
-               "--max-epochs", str(self.args.max_epochs)]
-        bl.log(f"training {key}")
-        measured = bl.run_measured(cmd, WORK / key / "train.log")
+        cmd = common.module_command(
+            "bench_arcstandard", "--worker", "train",
+            "--train", common.rel(Path(self.args.train)), "--train-sents", str(train_sents),
+            "--config", json.dumps(config, separators=(",", ":")),
+            "--model-out", common.rel(model), "--result", common.rel(result_path),
+            "--max-epochs", str(self.args.max_epochs))
+        common.log(f"training {key}")
+        measured = common.run_measured(cmd, WORK / key / "train.log")
         if measured["returncode"] != 0:
-            raise RuntimeError(f"{key} failed:\n{bl.tail(WORK / key / 'train.log')}")
-        run = {"model": bl.rel(model), "train": json.loads(result_path.read_text()),
+            raise RuntimeError(f"{key} failed:\n{common.tail(WORK / key / 'train.log')}")
+        run = {"model": common.rel(model), "train": json.loads(result_path.read_text()),
                "train_run": measured}
-        run["eval"] = bl.evaluate(model, Path(self.args.dev), WORK / key / "eval.json")
-        run["model_mb"] = bl.dir_bytes(model / "arcstandard_svm") / 1e6
-        bl.log(f"{key}: UAS {run['eval']['uas']:.2f} LAS {run['eval']['las']:.2f} "
+        run["eval"] = common.evaluate_model(model, Path(self.args.dev), WORK / key / "eval.json")
+        run["model_mb"] = common.dir_bytes(model / "arcstandard_svm") / 1e6
+        common.log(f"{key}: UAS {run['eval']['uas']:.2f} LAS {run['eval']['las']:.2f} "
                f"({run['train']['epochs']} epochs, {run['train']['train_seconds']:.0f}s)")
         self.results["runs"][key] = run
         self.save()
@@ -350,7 +334,7 @@ class Bench:
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
         except ImportError:
-            bl.log("matplotlib is not installed (pip install -r benchmarks/requirements-peers.txt): no PNG")
+            common.log("matplotlib is not installed (pip install -r benchmarks/requirements-peers.txt): no PNG")
             return
         sizes = sorted(int(s) for s in points)
         fig, ax = plt.subplots(figsize=(5.5, 3.6))
@@ -367,19 +351,20 @@ class Bench:
         fig.tight_layout()
         png = RESULTS / "arcstandard_curve.png"
         fig.savefig(png, dpi=120)
-        self.results["curve"]["png"] = bl.rel(png)
+        self.results["curve"]["png"] = common.rel(png)
         self.save()
 
     def errors(self) -> None:
         full = self.full_default()
         model = REPO_ROOT / full["model"]
         out = WORK / "errors.json"
-        cmd = [sys.executable, bl.rel(Path(__file__)), "--worker", "errors", "--model",
-               bl.rel(model), "--dev", bl.rel(Path(self.args.dev)), "--result", bl.rel(out)]
-        measured = bl.run_measured(cmd, WORK / "errors.log")
+        cmd = common.module_command(
+            "bench_arcstandard", "--worker", "errors", "--model", common.rel(model),
+            "--dev", common.rel(Path(self.args.dev)), "--result", common.rel(out))
+        measured = common.run_measured(cmd, WORK / "errors.log")
         if measured["returncode"] != 0:
-            raise RuntimeError(bl.tail(WORK / "errors.log"))
-        self.results["errors"] = {"model": bl.rel(model), "command": measured["command"],
+            raise RuntimeError(common.tail(WORK / "errors.log"))
+        self.results["errors"] = {"model": common.rel(model), "command": measured["command"],
                                   **json.loads(out.read_text())}
         self.save()
 
@@ -389,34 +374,32 @@ class Bench:
 
     def mst(self) -> None:
         """Train mst_parser first and second order with spacy train."""
-        from bench_learners import training_curve
-
         corpus = WORK / "corpus"
         train_db = corpus / "train.spacy"
         dev_db = corpus / "dev.spacy"
         self.results["convert"] = [
-            bl.convert_once(Path(self.args.train), train_db, 1),
-            bl.convert_once(Path(self.args.dev), dev_db, 1),
+            common.convert_once(Path(self.args.train), train_db, 1),
+            common.convert_once(Path(self.args.dev), dev_db, 1),
         ]
         for name, cfg in (("mst_parser-o1", "mst_parser.cfg"), ("mst_parser-o2", "mst_parser_o2.cfg")):
             if not (REPO_ROOT / "configs" / cfg).exists():
-                bl.log(f"configs/{cfg} missing: {name} skipped")
+                common.log(f"configs/{cfg} missing: {name} skipped")
                 continue
             out_dir = WORK / name
             run = self.results["runs"].get(name)
             if not (run and (out_dir / "model-last").exists()):
                 cmd = [sys.executable, "-m", "spacy", "train", f"configs/{cfg}", "--output",
-                       bl.rel(out_dir), "--paths.train", bl.rel(train_db), "--paths.dev",
-                       bl.rel(dev_db), "--nlp.lang", "en", "--training.eval_frequency", "200"]
-                bl.log(f"training {name}")
-                measured = bl.run_measured(cmd, out_dir.with_suffix(".train.log"))
+                       common.rel(out_dir), "--paths.train", common.rel(train_db), "--paths.dev",
+                       common.rel(dev_db), "--nlp.lang", "en", "--training.eval_frequency", "200"]
+                common.log(f"training {name}")
+                measured = common.run_measured(cmd, out_dir.with_suffix(".train.log"))
                 if measured["returncode"] != 0:
-                    raise RuntimeError(bl.tail(out_dir.with_suffix(".train.log")))
+                    raise RuntimeError(common.tail(out_dir.with_suffix(".train.log")))
                 run = {"train_run": measured,
-                       "curve": training_curve(out_dir.with_suffix(".train.log"))}
-                run["eval"] = bl.evaluate(out_dir / "model-last", Path(self.args.dev),
-                                          WORK / f"{name}.eval.json")
-                run["model_mb"] = bl.dir_bytes(out_dir / "model-last" / "mst_parser") / 1e6
+                       "curve": common.training_curve(out_dir.with_suffix(".train.log"))}
+                run["eval"] = common.evaluate_model(out_dir / "model-last", Path(self.args.dev),
+                                                    WORK / f"{name}.eval.json")
+                run["model_mb"] = common.dir_bytes(out_dir / "model-last" / "mst_parser") / 1e6
                 self.results["runs"][name] = run
                 self.save()
 
@@ -428,15 +411,16 @@ class Bench:
         models = {"arcstandard_svm": self.full_default()["model"]}
         for name in ("mst_parser-o1", "mst_parser-o2"):
             if name in self.results["runs"]:
-                models[name] = bl.rel(WORK / name / "model-last")
+                models[name] = common.rel(WORK / name / "model-last")
         out = WORK / "speed.json"
-        cmd = [sys.executable, bl.rel(Path(__file__)), "--worker", "speed", "--config",
-               json.dumps(models), "--dev", bl.rel(Path(self.args.dev)), "--result", bl.rel(out),
-               "--speed-runs", str(self.args.speed_runs)]
-        bl.log("interleaved speed rounds")
-        measured = bl.run_measured(cmd, WORK / "speed.log")
+        cmd = common.module_command(
+            "bench_arcstandard", "--worker", "speed", "--config", json.dumps(models),
+            "--dev", common.rel(Path(self.args.dev)), "--result", common.rel(out),
+            "--speed-runs", str(self.args.speed_runs))
+        common.log("interleaved speed rounds")
+        measured = common.run_measured(cmd, WORK / "speed.log")
         if measured["returncode"] != 0:
-            raise RuntimeError(bl.tail(WORK / "speed.log"))
+            raise RuntimeError(common.tail(WORK / "speed.log"))
         data = json.loads(out.read_text())
         runs = data["runs"]
         base = runs.get("mst_parser-o1")
@@ -465,14 +449,15 @@ class Bench:
         speeds: Dict[str, List[float]] = {name: [] for name in models}
         for k in range(self.args.speed_runs):
             for name, model in models.items():
-                ev = bl.evaluate(model, Path(self.args.dev), WORK / f"speed-{name}-{k}.json")
+                ev = common.evaluate_model(model, Path(self.args.dev),
+                                           WORK / f"speed-{name}-{k}.json")
                 speeds[name].append(ev["tokens_per_second"])
-                bl.log(f"speed {name}: {ev['tokens_per_second']:.0f} tok/s")
+                common.log(f"speed {name}: {ev['tokens_per_second']:.0f} tok/s")
         table = {}
         for name, model in models.items():
             run = self.full_default() if name == "arcstandard_svm" else self.results["runs"][name]
             table[name] = {
-                "model": bl.rel(model),
+                "model": common.rel(model),
                 "uas": run["eval"]["uas"], "las": run["eval"]["las"],
                 "uas_all": run["eval"]["uas_all"], "las_all": run["eval"]["las_all"],
                 "tokens_per_second_runs": speeds[name],
@@ -485,21 +470,6 @@ class Bench:
                 row["uas_vs_mst_o1"] = row["uas"] - base["uas"]
         self.results["compare"] = table
         self.save()
-
-
-def use_snapshot(dest: Path) -> Dict[str, Any]:
-    """Point the subprocesses at an existing snapshot (as --snapshot does
-    after building one), e.g. one a parallel invocation built."""
-    import os
-
-    built = dest / ".built"
-    if not built.exists():
-        sys.exit(f"{dest} is not a built snapshot (no .built)")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(dest.resolve())
-    env["PYTHONSAFEPATH"] = "1"
-    bl.CHILD_ENV = env
-    return {"snapshot": True, "commit": built.read_text().strip(), "path": bl.rel(dest)}
 
 
 def run_key(train_sents: int, config: Dict[str, Any]) -> str:
@@ -616,16 +586,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.quick and args.output == str(DEFAULT_OUTPUT):
         args.output = str(WORK / "quick.json")
     bench = Bench(args)
-    bench.results["machine"] = bl.machine_info()
+    bench.results["machine"] = common.machine_info()
     WORK.mkdir(parents=True, exist_ok=True)
     if args.snapshot_dir:
-        code = use_snapshot(Path(args.snapshot_dir))
+        code = common.use_snapshot(Path(args.snapshot_dir))
     elif args.snapshot:
-        code = bl.make_snapshot(REPO_ROOT / "benchmarks" / "work")
+        code = common.make_snapshot(common.WORK)
     else:
-        code = bl.working_tree_code()
-    bench.results["command"] = "python benchmarks/bench_arcstandard.py " + " ".join(
-        a for a in (argv if argv is not None else sys.argv[1:]))
+        code = common.working_tree_code()
+    bench.results["command"] = common.invocation("bench_arcstandard", argv)
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
     for section in sections:
         if section not in SECTIONS:

@@ -14,9 +14,9 @@ first-order parser with and without the direction back-off features
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_order_speed.py            # ~10 min
-    .venv/bin/python benchmarks/bench_order_speed.py --train-limit 2000 --runs 3
-    .venv/bin/python benchmarks/bench_order_speed.py --systems o1-eisner,o1-eisner-v1 \
+    .venv/bin/python -m benchmarks.bench_order_speed            # ~10 min
+    .venv/bin/python -m benchmarks.bench_order_speed --train-limit 2000 --runs 3
+    .venv/bin/python -m benchmarks.bench_order_speed --systems o1-eisner,o1-eisner-v1 \
         --output benchmarks/results/direction_backoff_speed.json
 
 Output: ``benchmarks/results/order_speed.json`` and a Markdown table on stdout.
@@ -25,14 +25,10 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import bench_learners as common  # noqa: E402
-from bench_seed_tables import DATA, FEATURES_V1, PA_I  # noqa: E402
+from benchmarks import common
+from benchmarks.common import DATA, FEATURES_V1, PA_I
 
 SYSTEMS = {
     f"o{order}-{decoder}{suffix}": {"order": order, "decoder": decoder, **extra}
@@ -50,29 +46,22 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--systems", default=DEFAULT_SYSTEMS,
                    help=f"comma-separated, from: {', '.join(SYSTEMS)}")
-    p.add_argument("--output", type=Path, default=HERE / "results" / "order_speed.json")
+    p.add_argument("--output", type=Path, default=common.RESULTS / "order_speed.json")
+    p.add_argument("--data-dir", type=Path, default=DATA,
+                   help="where en_ewt-ud-{train,dev}.conllu are (default ../shared/data/ud)")
     args = p.parse_args(argv)
-    names = args.systems.split(",")
-    unknown = [n for n in names if n not in SYSTEMS]
-    if unknown:
-        p.error(f"unknown systems {unknown}; choose from {', '.join(SYSTEMS)}")
+    names = common.choose_names(p, args.systems, SYSTEMS, "system")
 
-    import numpy
     import spacy
-    from spacy.tokens import Doc
-    from spacy.training import Example
 
     from spacy_mstparse.components import mst_parser  # noqa: F401
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.corpus.readers import gold_annotated_doc
     from spacy_mstparse.evaluation import make_input_docs
 
     nlp = spacy.blank("en")
-    gold = list(read_conllu(DATA / "en_ewt-ud-train.conllu", nlp.vocab, n_sents=1))
-    if args.train_limit:
-        gold = gold[: args.train_limit]
-    examples = [Example(gold_annotated_doc(Example(d, d)), d) for d in gold]
-    dev_gold = list(read_conllu(DATA / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
+    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,
+                                    args.train_limit)
+    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
     dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
     n_words = sum(len(d) for d in dev)
     systems = {}
@@ -80,28 +69,18 @@ def main(argv=None) -> int:
         pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
         parser = pipe_nlp.add_pipe("mst_parser", config={**SYSTEMS[name], "learner": PA_I})
         pipe_nlp.initialize(lambda: examples)
-        rng = numpy.random.RandomState(0)
-        start = time.perf_counter()
-        for _ in range(args.epochs):
-            idx = rng.permutation(len(examples))
-            for i in range(0, len(idx), 20):
-                parser.update([examples[j] for j in idx[i:i + 20]])
-        parser._prediction_weights()
-        common.log(f"{name}: trained in {time.perf_counter() - start:.0f}s")
+        seconds = common.train_epochs(parser, examples, args.epochs, 20, common.numpy_orders(0))
+        common.log(f"{name}: trained in {seconds:.0f}s")
         systems[name] = parser
     times = {name: [] for name in systems}
     for r in range(args.runs):
         for name, parser in systems.items():
-            docs = [Doc(d.vocab).from_bytes(d.to_bytes()) for d in dev]
-            start = time.perf_counter()
-            for _ in parser.pipe(docs):
-                pass
-            times[name].append(time.perf_counter() - start)
+            times[name].append(common.timed_pipe(parser, dev)[1])
         common.log(f"round {r + 1}: " + ", ".join(f"{n} {times[n][-1]:.2f}s" for n in systems))
     result = {
-        "command": "python benchmarks/bench_order_speed.py " + " ".join(argv or sys.argv[1:]),
+        "command": common.invocation("bench_order_speed", argv),
         "machine": common.machine_info(),
-        "commit": common._git("rev-parse", "HEAD"),
+        "commit": common.git("rev-parse", "HEAD"),
         "dev_words": n_words,
         "seconds": times,
         "words_per_second_median": {n: n_words / statistics.median(t) for n, t in times.items()},

@@ -42,7 +42,7 @@ Measured per system:
   without punctuation and with all words; spaCy's ``Scorer.score_deps`` on the same
   files (``dep_uas``/``dep_las``, labels lower-cased, ``punct`` left out) for comparison;
 * training wall time, CPU time and peak RSS of the training subprocess (``os.wait4``);
-* parse speed: tokens/s of the parser component alone (``benchmarks/peer_runner.py
+* parse speed: tokens/s of the parser component alone (``python -m benchmarks.peer_runner
   parse``: one process, every component timed separately), and of parser + the tok2vec
   it listens to (spaCy) -- median of ``--speed-runs`` (3) runs, all systems
   round-robin at the end of the run so that a busy stretch hits every system alike;
@@ -55,32 +55,26 @@ commit), a Markdown table (``--markdown``, default ``benchmarks/results/peers.md
 accuracy-vs-speed scatter plot (``--plot``, default ``benchmarks/results/peers.png``).
 
     pip install -r benchmarks/requirements-peers.txt
-    python benchmarks/bench_peers.py --quick           # 1,000 train sentences, 1 epoch: smoke test
-    python benchmarks/bench_peers.py                   # the full comparison (about 1.5 h on 2 cores)
-    python benchmarks/bench_peers.py --systems mst-o1,udpipe1
+    python -m benchmarks.bench_peers --quick           # 1,000 train sentences, 1 epoch: smoke test
+    python -m benchmarks.bench_peers                   # the full comparison (about 1.5 h on 2 cores)
+    python -m benchmarks.bench_peers --systems mst-o1,udpipe1
 """
 import argparse
 import datetime
 import json
-import os
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_learners as common  # noqa: E402  (shared helpers: logging, conversion, rusage)
-from bench_learners import (  # noqa: E402
-    REPO_ROOT, convert_once, count_sentences, dir_bytes, display_command, log, rel, tail,
-    take_sentences, training_curve,
+from benchmarks import common
+from benchmarks.common import (
+    REPO_ROOT, RESULTS, convert_once, count_sentences, dir_bytes, display_command, log,
+    module_command, num, rel, resolve_treebanks, run_measured, tail, take_sentences,
+    training_curve,
 )
 
-RUNNER = REPO_ROOT / "benchmarks" / "peer_runner.py"
-DEFAULT_TRAIN = common.DEFAULT_TRAIN
-DEFAULT_DEV = common.DEFAULT_DEV
-DEFAULT_WORK = REPO_ROOT / "benchmarks" / "work" / "peers"
-RESULTS = REPO_ROOT / "benchmarks" / "results"
+DEFAULT_WORK = common.WORK / "peers"
 DEFAULT_EPOCHS = 10
 DEFAULT_TRAIN_CAP_MIN = 15.0
 DEFAULT_UDPIPE_OPTIONS = "iterations=3;structured_interval=0;embedding_xpostag=20"
@@ -191,17 +185,6 @@ def score_conllu(pred_path: Path, gold_path: Path) -> Dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# Subprocesses with a time cap
-# ---------------------------------------------------------------------------
-
-
-def run_capped(cmd: Sequence[str], log_path: Path, cap_seconds: Optional[float]) -> Dict[str, Any]:
-    """``bench_learners.run_measured`` (exact rusage of this child via
-    ``os.wait4``) with SIGTERM to the child after ``cap_seconds``."""
-    return common.run_measured(cmd, log_path, cap_seconds=cap_seconds)
-
-
-# ---------------------------------------------------------------------------
 # Configs
 # ---------------------------------------------------------------------------
 
@@ -223,7 +206,7 @@ def prepare_config(name: str, spec: Dict[str, Any], work: Path, epochs: int) -> 
         init_path = cfg_dir / f"{name}-init.cfg"
         cmd = [sys.executable, "-m", "spacy", "init", "config", rel(init_path), "--lang", "en",
                "--pipeline", spec["init"], "--optimize", "efficiency", "--force"]
-        run = common.run_measured(cmd, cfg_dir / f"{name}-init.log")
+        run = run_measured(cmd, cfg_dir / f"{name}-init.log")
         if run["returncode"] != 0:
             raise RuntimeError(f"spacy init config failed:\n{tail(cfg_dir / f'{name}-init.log')}")
         info["init_command"] = run["command"]
@@ -276,10 +259,10 @@ def train_system(name: str, spec: Dict[str, Any], args, paths: Dict[str, Path]) 
     entry: Dict[str, Any] = {}
     if spec["kind"] == "udpipe":
         model = out_dir / "model.udpipe"
-        cmd = [sys.executable, rel(RUNNER), "udpipe-train", rel(paths["train_conllu"]), rel(model),
-               "--options", args.udpipe_options]
+        cmd = module_command("peer_runner", "udpipe-train", rel(paths["train_conllu"]), rel(model),
+                             "--options", args.udpipe_options)
         log(f"  training: {display_command(cmd)}")
-        train = run_capped(cmd, out_dir / "train.log", cap)
+        train = run_measured(cmd, out_dir / "train.log", cap_seconds=cap)
         entry["udpipe_options"] = args.udpipe_options
         if train["returncode"] != 0 or not model.is_file():
             raise RuntimeError(f"UDPipe training failed (exit {train['returncode']}"
@@ -294,7 +277,7 @@ def train_system(name: str, spec: Dict[str, Any], args, paths: Dict[str, Path]) 
            "--paths.train", rel(paths["train_spacy"]), "--paths.dev", rel(paths["dev_spacy"]),
            "--nlp.lang", "en"]
     log(f"  training: {display_command(cmd)}")
-    train = run_capped(cmd, out_dir / "train.log", cap)
+    train = run_measured(cmd, out_dir / "train.log", cap_seconds=cap)
     train["curve"] = training_curve(out_dir / "train.log")
     entry["train"] = train
     last, best = out_dir / "model-last", out_dir / "model-best"
@@ -313,11 +296,11 @@ def parse_once(name: str, spec: Dict[str, Any], entry: Dict[str, Any], args, tag
     out_dir = args.work_dir / name
     out = out_dir / f"dev-{tag}.conllu"
     timing = out_dir / f"timing-{tag}.json"
-    cmd = [sys.executable, rel(RUNNER), "parse", spec["kind"], entry["model"], rel(args.dev),
-           rel(out), "--timing", rel(timing)]
+    cmd = module_command("peer_runner", "parse", spec["kind"], entry["model"], rel(args.dev),
+                         rel(out), "--timing", rel(timing))
     if spec["tags"] == GOLD and spec["kind"] == "spacy":
         cmd.append("--gold-tags")
-    run = run_capped(cmd, out_dir / f"parse-{tag}.log", None)
+    run = run_measured(cmd, out_dir / f"parse-{tag}.log")
     if run["returncode"] != 0:
         raise RuntimeError(f"parsing failed ({run['command']}):\n{tail(out_dir / f'parse-{tag}.log')}")
     result = json.loads(timing.read_text())
@@ -344,10 +327,6 @@ def model_sizes(spec: Dict[str, Any], entry: Dict[str, Any], parse: Dict[str, An
 # ---------------------------------------------------------------------------
 
 
-def _num(value: Any, fmt: str) -> str:
-    return "-" if value is None else format(value, fmt)
-
-
 def markdown_table(results: Dict[str, Any]) -> str:
     lines = [
         "| System | Tags in | Train (min) | Train RSS (MB) | UAS | LAS | UAS all | LAS all "
@@ -366,17 +345,17 @@ def markdown_table(results: Dict[str, Any]) -> str:
             continue
         tr, sc, sp = res["train"], res["scores"], res.get("speed", {})
         over = " (over the cap: cannot stop early)" if res.get("kind") == "udpipe" else " (capped)"
-        train_min = _num(tr["wall_seconds"] / 60, ".1f") + (over if tr.get("capped") else "")
+        train_min = num(tr["wall_seconds"] / 60, ".1f") + (over if tr.get("capped") else "")
         lines.append("| " + " | ".join([
-            label, res["tags"], train_min, _num(tr["peak_rss_mb"], ".0f"),
-            _num(sc["uas"], ".2f"), _num(sc["las"], ".2f"),
-            _num(sc["uas_all"], ".2f"), _num(sc["las_all"], ".2f"),
-            _num(sc["spacy_dep_uas"], ".2f"), _num(sc["spacy_dep_las"], ".2f"),
-            _num(sp.get("parser_tokens_per_second_median"), ",.0f"),
-            _num(sp.get("parser_with_tok2vec_tokens_per_second_median"), ",.0f"),
-            _num(sp.get("pipeline_tokens_per_second_median"), ",.0f"),
-            _num(sp.get("peak_rss_mb_max"), ".0f"),
-            _num(res["size"]["parser_mb"], ".1f"), _num(res["size"]["model_mb"], ".1f"),
+            label, res["tags"], train_min, num(tr["peak_rss_mb"], ".0f"),
+            num(sc["uas"], ".2f"), num(sc["las"], ".2f"),
+            num(sc["uas_all"], ".2f"), num(sc["las_all"], ".2f"),
+            num(sc["spacy_dep_uas"], ".2f"), num(sc["spacy_dep_las"], ".2f"),
+            num(sp.get("parser_tokens_per_second_median"), ",.0f"),
+            num(sp.get("parser_with_tok2vec_tokens_per_second_median"), ",.0f"),
+            num(sp.get("pipeline_tokens_per_second_median"), ",.0f"),
+            num(sp.get("peak_rss_mb_max"), ".0f"),
+            num(res["size"]["parser_mb"], ".1f"), num(res["size"]["model_mb"], ".1f"),
         ]) + " |")
     s = results["settings"]
     lines.append("")
@@ -451,10 +430,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     )
     ap.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS),
                     help="comma-separated subset (default: all: %(default)s)")
-    ap.add_argument("--train", type=Path, default=None,
-                    help="train CoNLL-U (default ../shared/data/ud/en_ewt-ud-train.conllu)")
-    ap.add_argument("--dev", type=Path, default=None,
-                    help="dev CoNLL-U (default ../shared/data/ud/en_ewt-ud-dev.conllu)")
+    common.add_treebank_options(ap)
     ap.add_argument("--train-sents", type=int, default=None,
                     help=f"first N training sentences only ({QUICK_TRAIN_SENTS} with --quick)")
     ap.add_argument("--epochs", type=int, default=None,
@@ -479,11 +455,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--render", type=Path, default=None, metavar="JSON",
                     help="only rewrite the Markdown table and the plot from a results JSON")
     args = ap.parse_args(argv)
-    names = [n.strip() for n in args.systems.split(",") if n.strip()]
-    unknown = [n for n in names if n not in SYSTEMS]
-    if unknown or not names:
-        ap.error(f"unknown system(s) {unknown}; choose from {', '.join(SYSTEMS)}")
-    args.system_names = names
+    args.system_names = common.choose_names(ap, args.systems, SYSTEMS, "system")
     if args.epochs is None:
         args.epochs = 1 if args.quick else DEFAULT_EPOCHS
     if args.train_sents is None and args.quick:
@@ -500,12 +472,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         args.plot = args.output.with_suffix(".png")
     if args.epochs < 1 or args.speed_runs < 1 or args.train_cap <= 0:
         ap.error("--epochs and --speed-runs must be >= 1, --train-cap > 0")
-    for attr, default, what in (("train", DEFAULT_TRAIN, "train"), ("dev", DEFAULT_DEV, "dev")):
-        path = getattr(args, attr) or default
-        if not path.is_file():
-            ap.error(f"{what} treebank not found: {path.resolve()} (pass --{attr} PATH; the default "
-                     f"is {rel(default)} relative to the repository root)")
-        setattr(args, attr, path.resolve())
+    resolve_treebanks(ap, args)
     return args
 
 
@@ -524,7 +491,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     corpus.mkdir(parents=True, exist_ok=True)
     started = datetime.datetime.now().astimezone()
     if args.snapshot:
-        code = common.make_snapshot(REPO_ROOT / "benchmarks" / "work")
+        code = common.make_snapshot(common.WORK)
         code["entry_points"] = rel(common.write_dist_info(REPO_ROOT / code["path"]))
     else:
         code = common.working_tree_code()
@@ -543,8 +510,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     results: Dict[str, Any] = {
         "benchmark": "mst_parser vs spaCy's parser and UDPipe 1 (benchmarks/bench_peers.py)",
         "date": started.isoformat(timespec="seconds"),
-        "command": display_command([sys.executable, rel(Path(__file__))]
-                                   + list(argv if argv is not None else sys.argv[1:])),
+        "command": common.invocation("bench_peers", argv),
         "machine": common.machine_info(),
         "code": code,
         "settings": {
@@ -554,7 +520,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "epochs": args.epochs, "train_cap_minutes": args.train_cap,
             "udpipe_options": args.udpipe_options, "speed_runs": args.speed_runs,
             "n_sents_per_doc": 1,
-            "speed_method": ("benchmarks/peer_runner.py parse: one process per run, each pipeline "
+            "speed_method": ("python -m benchmarks.peer_runner parse: one process per run, each pipeline "
                              "component timed separately over all dev docs (pipe, batch 64); "
                              "UDPipe: Model.parse over all sentences"),
             "peak_rss_method": "os.wait4(pid) rusage of each child process (ru_maxrss, KiB)",
@@ -571,8 +537,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args.output.parent.mkdir(parents=True, exist_ok=True)
 
     def save() -> None:
-        results["total_seconds"] = time.perf_counter() - common._T0
-        args.output.write_text(json.dumps(results, indent=2) + "\n")
+        common.save_results(results, args.output)
 
     failed = False
     done: List[str] = []
@@ -631,13 +596,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             (REPO_ROOT / res["output"]).unlink()
         save()
 
-    results["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-    results["machine"]["loadavg_at_end"] = list(os.getloadavg())
-    save()
-    table = markdown_table(results)
-    print(table)
-    args.markdown.parent.mkdir(parents=True, exist_ok=True)
-    args.markdown.write_text(table)
+    common.finish_results(results, args.output, markdown_table(results), args.markdown)
     plotted = scatter_plot(results, args.plot)
     log(f"done: {rel(args.output)}, {rel(args.markdown)}" + (f", {rel(args.plot)}" if plotted else ""))
     return 1 if failed else 0

@@ -36,8 +36,8 @@ import that copy, so concurrent edits cannot change the code mid-run.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_seed_tables.py --snapshot            # everything
-    .venv/bin/python benchmarks/bench_seed_tables.py --treebanks hu_szeged --quick
+    .venv/bin/python -m benchmarks.bench_seed_tables --snapshot            # everything
+    .venv/bin/python -m benchmarks.bench_seed_tables --treebanks hu_szeged --quick
 
 Results: ``benchmarks/results/seed_tables.json`` (every run with its
 per-epoch curve), ``benchmarks/results/seed_tables.md`` (the tables) and
@@ -51,13 +51,9 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-HERE = Path(__file__).resolve().parent
-REPO_ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+from benchmarks import common
+from benchmarks.common import DATA, FEATURES_V1, MIRA_K5, PA_I, REPO_ROOT
 
-import bench_learners as common  # noqa: E402  (machine info, snapshot, run_measured)
-
-DATA = REPO_ROOT.parent / "shared" / "data" / "ud"
 TREEBANKS = {
     # name: (lang, train, eval split used for the tables, dev for selection)
     "en_ewt": ("en", "en_ewt-ud-train.conllu", "en_ewt-ud-dev.conllu", "en_ewt-ud-dev.conllu"),
@@ -65,24 +61,19 @@ TREEBANKS = {
     "hu_szeged": ("hu", "hu_szeged-ud-train.conllu", "hu_szeged-ud-test.conllu",
                   "hu_szeged-ud-dev.conllu"),
 }
-PA_I = {"@mst_learners": "spacy_mstparse.PassiveAggressive.v1", "variant": "PA-I", "C": 0.05}
-MIRA = {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None}
-# McDonald et al. (2005)'s conjunctions only: no direction back-off
-FEATURES_V1 = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1", "tag_columns": "both",
-               "use_morph": False, "n_buckets": 2**22}
 LAMBDAS = [1e-2, 3.3e-2, 1e-3, 3.3e-3, 1e-4]
 
 
 def systems(lambdas: List[float]) -> Dict[str, Dict[str, Any]]:
     out = {
-        "mira": {"order": 1, "decoder": "eisner", "learner": MIRA},
+        "mira": {"order": 1, "decoder": "eisner", "learner": MIRA_K5},
         "pa": {"order": 1, "decoder": "eisner", "learner": PA_I},
         "pa_cle": {"order": 1, "decoder": "chu_liu_edmonds", "learner": PA_I},
         "o2_pa": {"order": 2, "decoder": "eisner", "learner": PA_I},
         "o2_pa_cle": {"order": 2, "decoder": "chu_liu_edmonds", "learner": PA_I},
-        "o2_mira": {"order": 2, "decoder": "eisner", "learner": MIRA},
-        "mira_v1": {"order": 1, "decoder": "eisner", "learner": MIRA, "features": FEATURES_V1},
-        "o2_mira_v1": {"order": 2, "decoder": "eisner", "learner": MIRA,
+        "o2_mira": {"order": 2, "decoder": "eisner", "learner": MIRA_K5},
+        "mira_v1": {"order": 1, "decoder": "eisner", "learner": MIRA_K5, "features": FEATURES_V1},
+        "o2_mira_v1": {"order": 2, "decoder": "eisner", "learner": MIRA_K5,
                        "features": FEATURES_V1},
     }
     for lam in lambdas:
@@ -132,14 +123,9 @@ def sentence_arrays(doc):
 
 
 def evaluate(parser, input_docs, gold_arrays) -> Dict[str, Any]:
-    from spacy.tokens import Doc
-
     from spacy_mstparse.scoring import attachment_scores
 
-    docs = [Doc(d.vocab).from_bytes(d.to_bytes()) for d in input_docs]
-    start = time.perf_counter()
-    parsed = list(parser.pipe(docs))
-    seconds = time.perf_counter() - start
+    parsed, seconds = common.timed_pipe(parser, input_docs)
     gh, gl, ph, pl = [], [], [], []
     nonproj = nonproj_ok = 0
     for doc, sents in zip(parsed, gold_arrays):
@@ -161,13 +147,10 @@ def evaluate(parser, input_docs, gold_arrays) -> Dict[str, Any]:
 
 
 def worker(args) -> int:
-    import numpy
     import spacy
-    from spacy.training import Example
 
     from spacy_mstparse.components import mst_parser  # noqa: F401 (factory)
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.corpus.readers import gold_annotated_doc
     from spacy_mstparse.evaluation import make_input_docs
 
     lang, train_file, eval_file, dev_file = TREEBANKS[args.treebank]
@@ -176,10 +159,7 @@ def worker(args) -> int:
     nlp = spacy.blank(lang)
     parser = nlp.add_pipe("mst_parser", config=config)
     t0 = time.perf_counter()
-    gold_train = list(read_conllu(data / train_file, nlp.vocab, n_sents=1))
-    if args.train_limit:
-        gold_train = gold_train[: args.train_limit]
-    examples = [Example(gold_annotated_doc(Example(d, d)), d) for d in gold_train]
+    examples = common.gold_examples(data / train_file, nlp.vocab, args.train_limit)
     splits = {"eval": eval_file}
     if dev_file != eval_file:
         splits["dev"] = dev_file
@@ -191,34 +171,30 @@ def worker(args) -> int:
     load_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     nlp.initialize(lambda: examples)
-    train_seconds = time.perf_counter() - t0
-    rng = numpy.random.RandomState(args.seed)
+    init_seconds = time.perf_counter() - t0
     pegasos = "Pegasos" in config["learner"]["@mst_learners"]
     curve = []
-    for epoch in range(1, args.epochs + 1):
-        order = rng.permutation(len(examples))
-        t0 = time.perf_counter()
-        losses: Dict[str, float] = {}
-        for i in range(0, len(order), args.batch_size):
-            parser.update([examples[j] for j in order[i:i + args.batch_size]], losses=losses)
-        parser._prediction_weights()  # averaging belongs to training time
-        train_seconds += time.perf_counter() - t0
-        point: Dict[str, Any] = {"epoch": epoch, "train_seconds": train_seconds,
+
+    def on_epoch(epoch: int, losses: Dict[str, float], seconds: float) -> bool:
+        point: Dict[str, Any] = {"epoch": epoch, "train_seconds": init_seconds + seconds,
                                  "loss": losses.get(parser.name, 0.0)}
         for split in splits:
             point[split] = evaluate(parser, inputs[split], golds[split])
-        if pegasos:
+        if pegasos:  # the current (last) iterate too, then back to the average
             parser.learner.averaged = False
-            parser._weights = None
+            parser.trainer.install_weights()
             for split in splits:
                 point[f"{split}_nonaveraged"] = evaluate(parser, inputs[split], golds[split])
             parser.learner.averaged = True
-            parser._weights = None
-            parser._prediction_weights()
+            parser.trainer.install_weights()
         curve.append(point)
-        print(f"[{args.treebank} {args.system}] epoch {epoch}: {train_seconds:.0f}s train, "
-              f"eval UAS {point['eval']['uas']:.2f} LAS {point['eval']['las']:.2f}",
+        print(f"[{args.treebank} {args.system}] epoch {epoch}: {point['train_seconds']:.0f}s "
+              f"train, eval UAS {point['eval']['uas']:.2f} LAS {point['eval']['las']:.2f}",
               file=sys.stderr, flush=True)
+        return False
+
+    train_seconds = init_seconds + common.train_epochs(
+        parser, examples, args.epochs, args.batch_size, common.numpy_orders(args.seed), on_epoch)
     result = {
         "treebank": args.treebank,
         "system": args.system,
@@ -362,11 +338,17 @@ def markdown(results: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(results: Dict[str, Any], treebank: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def plot(results: Dict[str, Any], treebank: str, path: Path) -> bool:
+    """UAS against training time on ``treebank``; False (and a message)
+    when matplotlib is not installed."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        common.log("matplotlib is not installed (pip install -r benchmarks/requirements-peers.txt): "
+                   "no PNG")
+        return False
 
     runs = results["runs"]
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -391,6 +373,7 @@ def plot(results: Dict[str, Any], treebank: str, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    return True
 
 
 def parse_args(argv=None):
@@ -406,7 +389,7 @@ def parse_args(argv=None):
     p.add_argument("--train-limit", type=int, default=0, help="first N training sentences only")
     p.add_argument("--quick", action="store_true", help="2 epochs, 500 training sentences")
     p.add_argument("--snapshot", action="store_true")
-    p.add_argument("--output", type=Path, default=HERE / "results" / "seed_tables.json")
+    p.add_argument("--output", type=Path, default=common.RESULTS / "seed_tables.json")
     p.add_argument("--plot-treebank", default="en_ewt")
     p.add_argument("--force", action="store_true", help="rerun runs already in --output")
     p.add_argument("--run-suffix", default="",
@@ -437,18 +420,15 @@ def main(argv=None) -> int:
     unknown = [s for s in chosen if s not in all_systems]
     if unknown:
         sys.exit(f"unknown systems: {unknown}; known: {list(all_systems)}")
-    work = HERE / "work" / "seed_tables"
+    work = common.WORK / "seed_tables"
     work.mkdir(parents=True, exist_ok=True)
-    code = common.make_snapshot(HERE / "work") if args.snapshot else common.working_tree_code()
-    env = common.CHILD_ENV
-    script = Path(__file__).resolve()
-    if args.snapshot:  # the snapshot's own copy of this script
-        script = REPO_ROOT / code["path"] / "benchmarks" / script.name
+    # Under --snapshot the workers run the snapshot's own copy of this module.
+    code = common.make_snapshot(common.WORK) if args.snapshot else common.working_tree_code()
     results: Dict[str, Any] = {"runs": {}}
     if args.output.exists():
         results = json.loads(args.output.read_text())
         results.setdefault("runs", {})
-    command = "python benchmarks/bench_seed_tables.py " + " ".join(argv or sys.argv[1:])
+    command = common.invocation("bench_seed_tables", argv)
     results["description"] = ("seed tables: Lee et al. 2010 Table 1 / Figure 2, Nguyen et al. "
                               "2007 Table 5, first vs second order")
     results.setdefault("invocations", []).append(
@@ -462,14 +442,14 @@ def main(argv=None) -> int:
                 common.log(f"{key}: already in {args.output.name}, skipped (--force reruns)")
                 continue
             out = work / f"{tb}-{name}{args.run_suffix}.json"
-            cmd = [sys.executable, str(script), "--worker", "--treebank", tb, "--system", name,
-                   "--system-config", json.dumps(all_systems[name]), "--epochs", str(args.epochs),
-                   "--batch-size", str(args.batch_size), "--train-limit", str(args.train_limit),
-                   "--seed", str(args.seed),
-                   "--worker-output", str(out), "--data-dir", str(data)]
+            cmd = common.module_command(
+                "bench_seed_tables", "--worker", "--treebank", tb, "--system", name,
+                "--system-config", json.dumps(all_systems[name]), "--epochs", str(args.epochs),
+                "--batch-size", str(args.batch_size), "--train-limit", str(args.train_limit),
+                "--seed", str(args.seed), "--worker-output", str(out), "--data-dir", str(data))
             common.log(f"{key}: training")
             start = time.time()
-            proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env)
+            proc = subprocess.run(cmd, cwd=REPO_ROOT, env=common.CHILD_ENV)
             if proc.returncode != 0:
                 common.log(f"{key}: FAILED (exit {proc.returncode})")
                 continue
@@ -485,8 +465,8 @@ def main(argv=None) -> int:
     args.output.with_suffix(".md").write_text(table)
     if any(k.startswith(args.plot_treebank + "/") for k in results["runs"]):
         png = args.output.parent / (args.output.stem + "_curves.png")
-        plot(results, args.plot_treebank, png)
-        common.log(f"wrote {png.relative_to(REPO_ROOT)}")
+        if plot(results, args.plot_treebank, png):
+            common.log(f"wrote {common.rel(png)}")
     return 0
 
 

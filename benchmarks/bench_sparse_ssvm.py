@@ -11,35 +11,31 @@
     pass / epoch against training time (a curve, as Lee et al. Figure 2).
 
 Training runs in-process through the component API (``nlp.initialize`` and
-``parser.update`` over shuffled examples, one sentence per Example), with
-gold tags and sentences (``GoldAnnotationsCorpus``'s copying). Writes JSON to
-``benchmarks/results/`` and a PNG of the curve when matplotlib is installed.
+``parser.update`` over shuffled examples, one sentence per Example:
+``benchmarks.common.train_epochs``, the pipe's ``GraphTrainer`` doing the
+work), with gold tags and sentences (``GoldAnnotationsCorpus``'s copying).
+The primal objective is ``spacy_mstparse.graph.primal_objective`` of the
+prediction weights. Writes JSON to ``benchmarks/results/`` and a PNG of the
+curve when matplotlib is installed.
 
-    .venv/bin/python benchmarks/bench_sparse_ssvm.py table --output benchmarks/results/sparse_table.json
-    .venv/bin/python benchmarks/bench_sparse_ssvm.py ssvm --output benchmarks/results/ssvm_vs_pegasos.json
+    .venv/bin/python -m benchmarks.bench_sparse_ssvm table --output benchmarks/results/sparse_table.json
+    .venv/bin/python -m benchmarks.bench_sparse_ssvm ssvm --output benchmarks/results/ssvm_vs_pegasos.json
 """
 import argparse
 import json
 import os
 import platform
-import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import spacy
-from spacy.training import Example
-from spacy.util import minibatch
 
+from benchmarks import common
 from spacy_mstparse.components import mst_parser  # noqa: F401  (factory)
-from spacy_mstparse.corpus.conll import read_conllu
-from spacy_mstparse.corpus.readers import gold_annotated_doc
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "ud"
-WORK = ROOT / "benchmarks" / "work" / "sparse_ssvm"
+WORK = common.WORK / "sparse_ssvm"
 TREEBANKS = {
     "en_ewt": ("en", "en_ewt-ud-train.conllu", "en_ewt-ud-dev.conllu"),
     "tr_imst": ("tr", "tr_imst-ud-train.conllu", "tr_imst-ud-test.conllu"),
@@ -47,58 +43,35 @@ TREEBANKS = {
 }
 
 
-def examples(path, vocab, limit=0):
-    out = []
-    for ref in read_conllu(path, vocab):
-        out.append(Example(gold_annotated_doc(Example(ref.copy(), ref)), ref))
-        if limit and len(out) == limit:
-            break
-    return out
-
-
-def dir_size(path):
-    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
-
-
 def parse_speed(nlp, dev):
     """Words per second of the mst_parser component alone (best of 2)."""
     parser = nlp.get_pipe("mst_parser")
     docs = [eg.predicted for eg in dev]
     n_words = sum(len(d) for d in docs)
-    best = 0.0
-    for _ in range(2):
-        copies = [d.copy() for d in docs]
-        start = time.perf_counter()
-        for _ in parser.pipe(copies, batch_size=256):
-            pass
-        best = max(best, n_words / (time.perf_counter() - start))
-    return best
+    return max(n_words / common.timed_pipe(parser, docs, batch_size=256)[1] for _ in range(2))
 
 
 def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None, n_buckets=None):
+    """Train an ``mst_parser`` (v1 features) for ``epochs`` passes in
+    batches of 16, shuffled by ``random.Random(seed)``; ``on_epoch(epoch,
+    nlp, train_seconds)`` (0-based epoch, untimed) may stop it by returning
+    True. Returns (nlp, training seconds including initialization)."""
     nlp = spacy.blank(lang)
     config = {"learner": learner, "decoder": decoder}
     # v1 features (no direction back-off), as in every table measured here
     config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
                           "n_buckets": n_buckets or 2**22}
-    nlp.add_pipe("mst_parser", config=config)
+    parser = nlp.add_pipe("mst_parser", config=config)
     start = time.perf_counter()
     nlp.initialize(lambda: train_egs)
-    parser = nlp.get_pipe("mst_parser")
-    rng = random.Random(seed)
-    order = list(train_egs)
-    callback_seconds = 0.0
-    for epoch in range(epochs):
-        rng.shuffle(order)
-        for batch in minibatch(order, 16):
-            parser.update(batch)
-        if on_epoch is not None:
-            t0 = time.perf_counter()
-            stop = on_epoch(epoch, nlp, t0 - start - callback_seconds)
-            callback_seconds += time.perf_counter() - t0
-            if stop:
-                break
-    return nlp, time.perf_counter() - start - callback_seconds
+    init_seconds = time.perf_counter() - start
+
+    def callback(epoch, losses, seconds):
+        return on_epoch is not None and on_epoch(epoch - 1, nlp, init_seconds + seconds)
+
+    seconds = common.train_epochs(parser, train_egs, epochs, 16, common.python_orders(seed),
+                                  callback)
+    return nlp, init_seconds + seconds
 
 
 def run_table(args):
@@ -106,8 +79,8 @@ def run_table(args):
     for name in args.treebanks.split(","):
         lang, train_file, dev_file = TREEBANKS[name]
         vocab = spacy.blank(lang).vocab
-        train_egs = examples(DATA / train_file, vocab)
-        dev = examples(DATA / dev_file, vocab)
+        train_egs = common.gold_examples(args.data_dir / train_file, vocab)
+        dev = common.gold_examples(args.data_dir / dev_file, vocab)
         # Dense: --epochs. Sparse: --sparse-epochs (default half) of the
         # sparse stage, then --debias-epochs (default the rest) of debiasing.
         sparse_epochs = args.sparse_epochs or args.epochs // 2
@@ -131,22 +104,22 @@ def run_table(args):
             nlp, seconds = train(lang, learner, train_egs, epochs, "auto",
                                  seed=args.seed, n_buckets=args.n_buckets)
             parser = nlp.get_pipe("mst_parser")
-            arc = parser._prediction_weights()[0]
+            arc = parser.prediction_weights()[0]
             out = WORK / (f"{name}-sparse-B{learner['B']}" if "B" in learner else f"{name}-dense")
             if args.n_buckets:
                 out = out.with_name(f"{out.name}-nb{args.n_buckets}")
             if args.seed:
                 out = out.with_name(f"{out.name}-seed{args.seed}")
             nlp.to_disk(out)
-            arc_file = next((out / "mst_parser").glob("arc_weights.np*"))
+            arc_file = common.arc_weight_stats(out / "mst_parser")
             scores = nlp.evaluate(dev)
             row = {
                 "treebank": name, "learner": label, "config": learner, "epochs": epochs, "seed": args.seed,
                 "decoder": parser.decoder, "train_seconds": seconds,
                 "uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"],
                 "nonzero": int(np.count_nonzero(arc)), "n_buckets": int(arc.size),
-                "arc_file": arc_file.name, "arc_file_bytes": arc_file.stat().st_size,
-                "component_bytes": dir_size(out / "mst_parser"),
+                "arc_file": arc_file["arc_file"], "arc_file_bytes": arc_file["arc_file_bytes"],
+                "component_bytes": common.dir_bytes(out / "mst_parser"),
                 "parse_words_per_s": parse_speed(nlp, dev),
             }
             if hasattr(parser.learner, "groups"):
@@ -188,12 +161,12 @@ def run_groups(args):
         config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
                               "n_buckets": args.n_buckets}
     nlp.add_pipe("mst_parser", config=config)
-    train_egs = examples(DATA / train_file, nlp.vocab)
+    train_egs = common.gold_examples(args.data_dir / train_file, nlp.vocab)
     parser = nlp.get_pipe("mst_parser")
     parser.initialize(lambda: train_egs[:10], nlp=nlp)
     features = parser.features.first_order
     keys = []
-    for sentence, heads in parser._encoded_gold(lambda: train_egs):
+    for sentence, heads in common.encoded_gold(parser, train_egs):
         ids, groups = fg.tree_features_grouped(features, sentence, heads)
         keys.append(np.unique(ids.astype(np.int64) * 256 + groups))
     pairs = np.unique(np.concatenate(keys))
@@ -217,13 +190,12 @@ def run_groups(args):
 
 
 def run_ssvm(args):
-    from spacy_mstparse.decoders import eisner
-    from spacy_mstparse.learners.one_slack import primal_objective
+    from spacy_mstparse.graph import primal_objective
 
     lang, train_file, dev_file = TREEBANKS["en_ewt"]
     vocab = spacy.blank(lang).vocab
-    train_egs = examples(DATA / train_file, vocab, args.n_train)
-    dev = examples(DATA / dev_file, vocab)
+    train_egs = common.gold_examples(args.data_dir / train_file, vocab, args.n_train)
+    dev = common.gold_examples(args.data_dir / dev_file, vocab)
     curves = {}
     # L(0): the mean number of words, an upper bound on the mean structured
     # hinge loss at w = 0 (for the ball Pegasos-DP's radius).
@@ -249,9 +221,8 @@ def run_ssvm(args):
             prediction weights (averaged ones for Pegasos) on the training set."""
             parser = nlp.get_pipe("mst_parser")
             if not gold:
-                gold.extend(parser._encoded_gold(lambda: train_egs))
-            return primal_objective(parser.features.first_order, eisner, gold,
-                                    parser._prediction_weights()[0], args.lam)
+                gold.extend(common.encoded_gold(parser, train_egs))
+            return primal_objective(parser.graph, gold, parser.prediction_weights()[0], args.lam)
 
         def on_epoch(epoch, nlp, elapsed, every=every, epochs=epochs):
             learner_obj = nlp.get_pipe("mst_parser").learner
@@ -367,18 +338,19 @@ def main():
     ap.add_argument("--ball-pegasos", action="store_true",
                     help="ssvm: also run Pegasos-DP with radius sqrt(2 L(0)/lam) (the registered Pegasos.v1 with radius set)")
     ap.add_argument("--png", default=None)
+    ap.add_argument("--data-dir", type=Path, default=common.DATA,
+                    help="where the UD .conllu files are (default ../shared/data/ud)")
     ap.add_argument("--kept-from", default=None,
                     help="groups: comma-separated table JSONs whose kept groups to measure")
     args = ap.parse_args()
-    if not DATA.exists():
-        sys.exit(f"treebanks not found at {DATA} (../shared/data/ud relative to the repo)")
+    if not args.data_dir.exists():
+        sys.exit(f"treebanks not found at {args.data_dir} (../shared/data/ud relative to the repo)")
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.time()
     result = {"table": run_table, "ssvm": run_ssvm, "groups": run_groups}[args.what](args)
     result["meta"] = {
-        "command": " ".join([".venv/bin/python", "benchmarks/bench_sparse_ssvm.py", *sys.argv[1:]]),
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                 capture_output=True, text=True).stdout.strip(),
+        "command": common.invocation("bench_sparse_ssvm"),
+        "commit": common.git("rev-parse", "--short", "HEAD"),
         "python": platform.python_version(), "spacy": spacy.__version__,
         "load_average": os.getloadavg(), "wall_seconds": time.time() - started,
     }

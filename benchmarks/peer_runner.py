@@ -1,9 +1,10 @@
 """One system, one process: train UDPipe 1, or parse a treebank's dev file
 with a spaCy pipeline or a UDPipe 1 model while timing the parser alone.
 
-Helper of ``benchmarks/bench_peers.py``, which starts it as a subprocess
-(so that each run has its own peak RSS, one process, no warm caches from
-another system). Subcommands:
+Helper of ``benchmarks/bench_peers.py``, which starts it as a subprocess,
+``python -m benchmarks.peer_runner ...`` from the repository root (so that
+each run has its own peak RSS, one process, no warm caches from another
+system). Subcommands:
 
 ``udpipe-train TRAIN.conllu MODEL [--options OPTS]``
     Trains UDPipe 1's parser (Parsito, Straka et al. 2015/2016) on the gold

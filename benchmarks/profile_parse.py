@@ -1,12 +1,13 @@
 """Where parse time goes: encode, arc scoring, decoding, labeling.
 
 Loads a trained pipeline, encodes the gold-tagged sentences of a CoNLL-U
-file, and times each stage of mst_parser's prediction separately (best of
-``--repeats`` runs); then times arc scoring alone with random weight tables
-of several sizes, to show how much of the scoring cost is memory access.
-Prints the figures and writes them as JSON.
+file, and times each stage of mst_parser's prediction separately through
+its ``GraphModel`` (``parser.graph``: ``scores``, ``decode``, ``label``;
+best of ``--repeats`` runs); then times first-order arc scoring alone with
+random weight tables of several sizes, to show how much of the scoring cost
+is memory access. Prints the figures and writes them as JSON.
 
-    python benchmarks/profile_parse.py MODEL ../shared/data/ud/en_ewt-ud-dev.conllu \
+    python -m benchmarks.profile_parse MODEL ../shared/data/ud/en_ewt-ud-dev.conllu \
         --output benchmarks/results/profile_parse.json
 """
 import argparse
@@ -18,7 +19,6 @@ import numpy
 import spacy
 
 from spacy_mstparse.corpus.conll import read_conllu
-from spacy_mstparse.decoders import chu_liu_edmonds, eisner
 from spacy_mstparse.evaluation import make_input_docs
 from spacy_mstparse.features.first_order import FirstOrderFeatures
 
@@ -45,9 +45,9 @@ def main():
     gold = list(read_conllu(args.gold, nlp.vocab))
     docs = make_input_docs(gold, nlp.vocab, gold_tags=True)
     n_words = sum(len(d) for d in docs)
-    arc_w, label_w = parser._prediction_weights()
-    features = parser.features.first_order
-    decode = {"eisner": eisner, "chu_liu_edmonds": chu_liu_edmonds}[parser.decoder]
+    parser.prediction_weights()
+    graph = parser.graph
+    features = parser.features
     bounds = [parser.sentence_bounds(d) for d in docs]
 
     sentences = []
@@ -60,15 +60,16 @@ def main():
     )
     scores = []
     stages["score"] = best_time(
-        lambda: scores.__setitem__(slice(None), [features.score(s, arc_w) for s in sentences]),
+        lambda: scores.__setitem__(slice(None), [graph.scores(s) for s in sentences]),
         args.repeats,
     )
     heads = []
     stages["decode"] = best_time(
-        lambda: heads.__setitem__(slice(None), [decode(m) for m in scores]), args.repeats
+        lambda: heads.__setitem__(slice(None), [graph.decode(arc, sib)[0] for arc, sib in scores]),
+        args.repeats,
     )
     stages["label"] = best_time(
-        lambda: [parser.labeler.predict(s, h, label_w, 0) for s, h in zip(sentences, heads)],
+        lambda: [graph.label(s, h) for s, h in zip(sentences, heads)],
         args.repeats,
     )
     total = sum(stages.values())
@@ -77,6 +78,7 @@ def main():
         "gold": args.gold,
         "words": n_words,
         "decoder": parser.decoder,
+        "order": parser.order,
         "features": parser.features.to_dict(),
         "stage_seconds": stages,
         "stage_share": {k: v / total for k, v in stages.items()},
@@ -85,7 +87,8 @@ def main():
     }
     rng = numpy.random.RandomState(0)
     for log2 in (10, 16, 20, 22, 24):
-        table = FirstOrderFeatures(2**log2, features.n_tagsets, features.use_morph)
+        table = FirstOrderFeatures(2**log2, features.n_tagsets, features.use_morph,
+                                   features.direction_backoff)
         weights = rng.randn(2**log2).astype("float32")
         seconds = best_time(lambda: [table.score(s, weights) for s in sentences], args.repeats)
         result["scoring_words_per_second_by_table_size"][f"2^{log2}"] = n_words / seconds

@@ -1,18 +1,19 @@
 """The parts of benchmarks/bench_peers.py that decide its figures: the one
 CoNLL-U scorer every system goes through, the blanking of gold trees before
 UDPipe sees the dev file, the per-system parse runner and the option
-handling. The benchmark itself (hours of training) never runs here."""
+handling. The benchmark itself (hours of training) never runs here.
+
+The benchmarks are the package ``benchmarks`` at the repository root,
+imported as ``python -m pytest`` run from there puts it on the path."""
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks"))
+from benchmarks import bench_peers, peer_runner
+from benchmarks.common import take_sentences
 
-import bench_peers  # noqa: E402
-import peer_runner  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 GOLD = """\
 # sent_id = a
@@ -153,8 +154,6 @@ def test_spacy_parse_runner_matches_evaluate(tmp_path, trained_pipeline, sample_
 
 def test_udpipe_train_and_parse_runner(tmp_path, sample_train, sample_dev):
     pytest.importorskip("ufal.udpipe", reason="ufal.udpipe (benchmarks/requirements-peers.txt) not installed")
-    from bench_learners import take_sentences
-
     train = tmp_path / "train.conllu"
     dev = tmp_path / "dev.conllu"
     take_sentences(sample_train, train, 40)
@@ -187,9 +186,9 @@ def test_project_benchmark_workflow_installs_peers_and_runs_the_script():
     steps = project["workflows"]["benchmark"]
     scripts = [line for step in steps for line in commands[step]["script"]]
     assert any("pip install -r benchmarks/requirements-peers.txt" in s for s in scripts)
-    assert any(s.startswith("python benchmarks/bench_peers.py") for s in scripts)
+    assert any(s.startswith("python -m benchmarks.bench_peers") for s in scripts)
     assert scripts.index(next(s for s in scripts if "requirements-peers" in s)) < scripts.index(
-        next(s for s in scripts if "bench_peers.py" in s))
+        next(s for s in scripts if "benchmarks.bench_peers" in s))
     requirements = (REPO / "benchmarks" / "requirements-peers.txt").read_text()
     assert "ufal.udpipe" in requirements and "matplotlib" in requirements
     # the package itself must not depend on the peers
