@@ -15,7 +15,7 @@ is reported. One core per subprocess, one subprocess at a time.
 Usage (from the repository root; the old tree e.g. ``git worktree add
 ../old <commit>`` and ``python setup.py build_ext --inplace`` there)::
 
-    python benchmarks/bench_refactor_parity.py --old ../old --new . \\
+    python -m benchmarks.bench_refactor_parity --old ../old --new . \\
         --train-limit 2000 --epochs 5 --rounds 5 --output benchmarks/results/refactor_parity.json
 """
 import argparse
@@ -37,6 +37,12 @@ from spacy.training import Example
 from spacy.util import minibatch
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
+import spacy_mstparse.components.mst_parser  # registers the factory and its registries
+
+# The installed entry points name the new tree's modules; resolve the
+# registered functions from the imported tree only.
+spacy.registry.mst_learners.entry_points = False
+spacy.registry.mst_features.entry_points = False
 
 mode, data, model_dir, order, limit, epochs = sys.argv[1:7]
 order, limit, epochs = int(order), int(limit), int(epochs)
