@@ -93,8 +93,12 @@ else:
 def run(tree: Path, *args) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree.resolve()), "OMP_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1"}
+    # Not from the repository root: "" (the working directory) would come
+    # before PYTHONPATH on sys.path.
     out = subprocess.run([sys.executable, "-c", WORKER, *map(str, args)], env=env,
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, cwd=tempfile.gettempdir())
+    if out.returncode:
+        raise SystemExit(f"worker failed ({tree}, {args[0]}):\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -40,14 +40,15 @@ INSTALL_TEST = "test_spacy_package_installs_and_loads_in_fresh_venv"
 # Left out of the copy of the repo that is pip-installed: build products,
 # environments and project outputs (as in .gitignore; the hand-written C under
 # spacy_mstparse/**/include/ is kept).
-SOURCE_IGNORE = {
-    ".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache",
-    "corpus", "training", "metrics", "packages", "project.lock", "benchmarks",
-}
+SOURCE_IGNORE = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache"}
+# Project outputs: only at the top of the repo (spacy_mstparse/corpus is code).
+TOP_LEVEL_IGNORE = {"corpus", "training", "metrics", "packages", "project.lock", "benchmarks"}
 
 
 def _ignore_build_products(directory: str, names) -> set:
     skip = {n for n in names if n in SOURCE_IGNORE or n.endswith((".egg-info", ".so"))}
+    if Path(directory).resolve() == REPO.resolve():
+        skip |= {n for n in names if n in TOP_LEVEL_IGNORE}
     if Path(directory).name != "include":
         skip |= {n for n in names if n.endswith(".c")}
     return skip
