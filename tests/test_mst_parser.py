@@ -242,39 +242,6 @@ def test_other_model_version_is_rejected(trained, tmp_path):
         spacy.load(tmp_path / "model")
 
 
-def test_label_weights_are_saved_sparse_and_format_1_still_loads(trained, tmp_path):
-    """Format 2 saves the label weights as bitmap + non-zero values; a
-    component directory of format 1 (dense label_weights.npy) loads to the
-    same weights and parses."""
-    import srsly
-
-    from spacy_mstparse.learners import sparse_weights
-
-    nlp, parser, examples = trained
-    nlp.to_disk(tmp_path / "model")
-    comp = tmp_path / "model" / "mst_parser"
-    assert (comp / "label_weights.npz").exists() and not (comp / "label_weights.npy").exists()
-    arc, label = parser.prediction_weights()
-    assert 0 < numpy.count_nonzero(label) < label.size
-    assert (comp / "label_weights.npz").stat().st_size < label.nbytes / 2
-    docs = [eg.predicted.copy() for eg in examples[:40]]
-    heads = [[t.head.i for t in d] for d in nlp.pipe([d.copy() for d in docs])]
-    # Rewrite it as format 1.
-    with numpy.load(comp / "label_weights.npz") as data:
-        numpy.save(comp / "label_weights.npy", sparse_weights.unpack(data))
-    (comp / "label_weights.npz").unlink()
-    cfg = srsly.read_json(comp / "cfg")
-    cfg["format_version"] = 1
-    srsly.write_json(comp / "cfg", cfg)
-    old = spacy.load(tmp_path / "model")
-    old_arc, old_label = old.get_pipe("mst_parser").prediction_weights()
-    assert numpy.array_equal(old_arc, arc) and numpy.array_equal(old_label, label)
-    assert heads == [[t.head.i for t in d] for d in old.pipe([d.copy() for d in docs])]
-    again, again_parser, _ = new_parser()
-    again_parser.from_bytes(parser.to_bytes())
-    assert numpy.array_equal(again_parser.prediction_weights()[1], label)
-
-
 def test_models_saved_before_direction_backoff_still_load(train_examples, tmp_path):
     """v1 features (no direction back-off) train and reload as before; a cfg
     saved before the ``direction_backoff`` key existed reads as False, and a

@@ -55,6 +55,7 @@ class GraphModel:
         self.labels = list(labels)
         self.root_label = root_label
         self.label_buckets = int(label_buckets)
+        self.root_label_id = self.labels.index(root_label) if root_label in self.labels else -1
         self.labeler = (
             ArcLabeler(self.label_buckets, len(self.labels), features.use_morph)
             if self.labels else None
@@ -71,9 +72,6 @@ class GraphModel:
     def n_label_weights(self) -> int:
         return self.labeler.n_weights if self.labeler is not None else 0
 
-    @property
-    def root_label_id(self) -> int:
-        return self.labels.index(self.root_label) if self.root_label in self.labels else -1
 
     @property
     def has_weights(self) -> bool:

@@ -18,6 +18,7 @@ cdef class WeightTable:
     cdef void _bind(self, object v, object acc, object stamp)
     cdef void _flush_all(self) noexcept nogil
     cdef void _renormalize(self) noexcept nogil
+    cdef Py_ssize_t _checked_length(self, const uint64_t[:] idx, const double[:] val) except -1
     # Unchecked C-level helpers for other Cython modules (indices must be < n_buckets).
     cdef double dot_ptr(self, const uint64_t* idx, const double* val,
                         Py_ssize_t n) noexcept nogil

@@ -281,19 +281,15 @@ cdef class WeightTable:
             raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
         return total * self.scale
 
-    cpdef void add(self, const uint64_t[:] idx, const double[:] val, double step) except *:
-        """w += step * x (v += step/s * x), flushing the touched accumulators first.
-
-        Feature vectors are normally sorted unique; a repeated index is simply
-        added twice. Raises IndexError (before changing anything) if an index
-        is >= n_buckets.
-        """
+    cdef Py_ssize_t _checked_length(self, const uint64_t[:] idx, const double[:] val) except -1:
+        """len(idx), after checking that val has that length and that every
+        index is < n_buckets (IndexError before anything changes)."""
         cdef Py_ssize_t n = idx.shape[0]
         cdef Py_ssize_t i
         cdef uint64_t nb = <uint64_t>self.n_buckets
         cdef bint bad = False
         if val.shape[0] != n:
-            raise ValueError(f"idx and val differ in length ({n} != {val.shape[0]})")
+            raise ValueError(f"idx and values differ in length ({n} != {val.shape[0]})")
         with nogil:
             for i in range(n):
                 if idx[i] >= nb:
@@ -301,6 +297,16 @@ cdef class WeightTable:
                     break
         if bad:
             raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
+        return n
+
+    cpdef void add(self, const uint64_t[:] idx, const double[:] val, double step) except *:
+        """w += step * x (v += step/s * x), flushing the touched accumulators first.
+
+        Feature vectors are normally sorted unique; a repeated index is simply
+        added twice. Raises IndexError (before changing anything) if an index
+        is >= n_buckets.
+        """
+        cdef Py_ssize_t n = self._checked_length(idx, val)
         if step == 0.0 or n == 0:
             return
         with nogil:
@@ -328,25 +334,14 @@ cdef class WeightTable:
 
     def assign(self, const uint64_t[:] idx, const double[:] values):
         """w[idx] = values (bounds-checked; the average keeps its history)."""
-        cdef Py_ssize_t n = idx.shape[0]
-        cdef Py_ssize_t i
-        if values.shape[0] != n:
-            raise ValueError(f"idx and values differ in length ({n} != {values.shape[0]})")
-        for i in range(n):
-            if idx[i] >= <uint64_t>self.n_buckets:
-                raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
+        cdef Py_ssize_t n = self._checked_length(idx, values)
         if n:
             with nogil:
                 self.assign_ptr(&idx[0], &values[0], n)
 
     def scale_buckets(self, const uint64_t[:] idx, const double[:] factors):
         """w[idx[i]] *= factors[i] (bounds-checked)."""
-        cdef Py_ssize_t i, n = idx.shape[0]
-        if factors.shape[0] != n:
-            raise ValueError(f"idx and factors differ in length ({n} != {factors.shape[0]})")
-        for i in range(n):
-            if idx[i] >= <uint64_t>self.n_buckets:
-                raise IndexError(f"feature index out of range for {self.n_buckets} buckets")
+        cdef Py_ssize_t i, n = self._checked_length(idx, factors)
         with nogil:
             for i in range(n):
                 self.scale_bucket(idx[i], factors[i])
