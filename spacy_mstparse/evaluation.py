@@ -490,7 +490,7 @@ def print_metrics(metrics: Dict[str, Any]) -> None:
     ]
     tags = metrics.get("tags") or ("gold tags" if metrics["gold_tags"] else "predicted tags")
     msg.divider(f"{metrics['model']} on {metrics['gold']} ({tags})")
-    msg.table(rows, aligns=("l", "r"))
+    msg.table(rows, aligns=("l", "r"), max_col=80)
 
 
 def write_metrics(metrics: Dict[str, Any], path: PathLike) -> None:
