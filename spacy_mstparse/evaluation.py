@@ -11,17 +11,27 @@ docs once the earlier components have annotated them. Earlier components
 sentence starts. The metrics are ``scoring.attachment_scores`` over all words
 (with and without punctuation) plus spaCy's own ``dep_uas`` / ``dep_las``
 (``Scorer.score_deps`` as in ``nlp.evaluate``, punctuation left out on both
-sides) for comparison.
+sides) for comparison, and the CoNLL 2018 shared task's UAS / LAS
+(``conll18_scores``: every word, universal relations without subtypes;
+Zeman et al. 2018). ``METRIC_CONVENTIONS`` says what each number counts.
+
+Tags: ``plan_tags`` decides where the parser's tag inputs come from: the
+file with ``gold_tags``; else the pipeline's components, and the file's
+columns for the ones a parser reads but no earlier component predicts
+(warned); missing in both is an ``EvaluationError`` naming the remedies.
 
 ``parse_file`` parses a CoNLL file on its gold words and sentences (never
 reusing its trees) or a plain text file (one document per non-empty line,
 tokenized and annotated by the whole pipeline) and writes CoNLL-U with the
-predicted HEAD / DEPREL.
+predicted HEAD / DEPREL (the enhanced graph left out: DEPS "_", no empty
+nodes); every sentence must be one tree with one root, else nothing is
+written.
 
-Expected input problems raise ``EvaluationError`` (or ``ConllFormatError``
-from the reader, ``PipelineLoadError`` when the pipeline cannot be loaded);
-nothing is written until everything has been computed, and files are written
-atomically.
+Expected input problems raise ``EvaluationError`` (or ``ConllFormatError`` /
+``EmptyInputError`` from the reader, ``OutputIsInputError`` for an output
+path naming the input, ``PipelineLoadError`` when the pipeline cannot be
+loaded); nothing is written until everything has been computed, and files
+are written atomically.
 """
 import copy
 import json
