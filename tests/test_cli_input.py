@@ -444,3 +444,29 @@ def test_parse_reports_invalid_tree(chunked_pipeline, sample_dev, tmp_path):
     assert re.search(r": [2-9][0-9]* words are attached to the root \([0-9, ]+\)", message), message
     assert out.read_text(encoding="utf-8") == "keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.conllu"]
+
+
+# ---------------------------------------------------------------------------
+# 7. The package step says how to install the pipeline with the plugin
+# ---------------------------------------------------------------------------
+
+
+def test_package_step_prints_how_to_install_both():
+    from weasel.util import load_project_config, split_command
+
+    config = load_project_config(REPO)
+    variables = config["vars"]
+    (package,) = [c for c in config["commands"] if c["name"] == "package"]
+    printed = []
+    for line in package["script"]:
+        argv = split_command(line)
+        if argv[:2] == ["python", "-c"]:
+            proc = subprocess.run([sys.executable, "-c", argv[2]], capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 0, proc.stderr
+            printed.append(proc.stdout)
+    (text,) = printed
+    name = f"{variables['lang']}_{variables['package_name']}-{variables['package_version']}"
+    assert "python -m pip wheel --no-deps . -w packages/" in text
+    assert f"python -m pip install packages/spacy_mstparse-*.whl packages/{name}/dist/{name}.tar.gz" in text
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "python -m pip wheel --no-deps . -w packages/" in readme
