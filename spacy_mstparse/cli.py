@@ -2,11 +2,14 @@
 
 One ``typer`` app; each command is a thin wrapper that parses options, calls
 the function doing the work and turns expected input errors into a message on
-stderr and exit code 1 (no traceback).
+stderr and exit code 1 (no traceback): malformed or empty input, an output
+path that is the input, a pipeline that cannot parse the input (missing tag
+columns) or that returns an invalid tree. Nothing is written then.
 
     convert   CoNLL-U / CoNLL-X -> .spacy (DocBin)
     evaluate  attachment scores and parser speed of a pipeline on a treebank
     parse     parse a CoNLL-U / CoNLL-X / text file, write CoNLL-U
+    show      print the parses of a few sentences (and a displaCy SVG)
 """
 import warnings
 from contextlib import contextmanager
@@ -61,6 +64,27 @@ def warnings_to_stderr() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def user_errors(format_name: str = "CoNLL") -> Iterator[None]:
+    """Turn the expected input errors into one line on stderr and exit 1."""
+    from .corpus.atomic import OutputIsInputError
+    from .corpus.conll import ConllFormatError, EmptyInputError, InvalidTreeError
+    from .evaluation import EvaluationError
+
+    try:
+        yield
+    except ConllFormatError as err:
+        fail(f"Invalid {format_name} input: {err}")
+    except EmptyInputError as err:
+        fail(f"Empty input: {err}")
+    except OutputIsInputError as err:
+        fail(str(err))
+    except InvalidTreeError as err:
+        fail(f"Invalid tree: {err}")
+    except EvaluationError as err:
+        fail(str(err))
+
+
 @app.command("convert")
 def convert_command(
     input_path: Path = typer.Argument(
@@ -72,13 +96,11 @@ def convert_command(
     lang: str = typer.Option("xx", "--lang", "-l", help="Language code of the vocab (spacy.blank)"),
 ) -> None:
     """Convert a CoNLL-U / CoNLL-X treebank to a spaCy DocBin (.spacy)."""
-    from .corpus.conll import ConllFormatError
     from .corpus.convert import convert
 
     try:
-        convert(input_path, output_path, format=format.value, n_sents=n_sents, vocab_lang=lang)
-    except ConllFormatError as err:
-        fail(f"Invalid {format.value} input: {err}")
+        with user_errors(format.value):
+            convert(input_path, output_path, format=format.value, n_sents=n_sents, vocab_lang=lang)
     except ImportError as err:  # spacy.blank with an unknown language code
         fail(f"Unknown language '{lang}': {err}")
     except OSError as err:
@@ -103,18 +125,16 @@ def evaluate_command(
     """Score a pipeline's dependency parser on a treebank (gold words and
     sentences): UAS/LAS with and without punctuation, spaCy's dep_uas/dep_las,
     and the parser's speed."""
-    from .corpus.conll import ConllFormatError
-    from .evaluation import EvaluationError, evaluate, print_metrics, write_metrics
+    from .corpus.atomic import check_not_input
+    from .evaluation import evaluate, print_metrics, write_metrics
 
     try:
-        with warnings_to_stderr():
+        with user_errors(format.value), warnings_to_stderr():
+            if output_path is not None:
+                check_not_input(output_path, gold_path)
             metrics = evaluate(
                 model, gold_path, gold_tags=gold_tags, fmt=format.value, batch_size=batch_size
             )
-    except ConllFormatError as err:
-        fail(f"Invalid {format.value} input: {err}")
-    except EvaluationError as err:
-        fail(str(err))
     except OSError as err:
         fail(f"Could not read a file: {err}")
     print_metrics(metrics)
@@ -144,19 +164,14 @@ def parse_command(
     batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
 ) -> None:
     """Parse a file with a pipeline and write the predicted trees as CoNLL-U."""
-    from .corpus.conll import ConllFormatError
-    from .evaluation import EvaluationError, parse_file
+    from .evaluation import parse_file
 
     try:
-        with warnings_to_stderr():
+        with user_errors(), warnings_to_stderr():
             summary = parse_file(
                 model, input_path, output_path, fmt=format.value, gold_tags=gold_tags,
                 batch_size=batch_size,
             )
-    except ConllFormatError as err:
-        fail(f"Invalid CoNLL input: {err}")
-    except EvaluationError as err:
-        fail(str(err))
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
     typer.echo(
@@ -174,14 +189,10 @@ def show_command(
     gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the file's tags"),
 ) -> None:
     """Print the parses of the first sentences of a CoNLL-U file."""
-    from .corpus.conll import ConllFormatError
     from .display import show
-    from .evaluation import EvaluationError
 
     try:
-        with warnings_to_stderr():
+        with user_errors("conllu"), warnings_to_stderr():
             show(model, input_path, n=n, svg_path=svg, gold_tags=gold_tags)
-    except ConllFormatError as err:
-        fail(f"Invalid CoNLL input: {err}")
-    except EvaluationError as err:
-        fail(str(err))
+    except OSError as err:
+        fail(f"Could not read or write a file: {err}")

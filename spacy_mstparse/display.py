@@ -9,9 +9,9 @@ from typing import List, Optional, Union
 from spacy import displacy
 from spacy.tokens import Doc
 
-from .corpus.atomic import atomic_write_text
-from .corpus.conll import read_conll
-from .evaluation import load_pipeline, make_input_docs, run_pipeline
+from .corpus.atomic import atomic_write_text, check_not_input
+from .corpus.conll import EmptyInputError, read_conll
+from .evaluation import load_pipeline, make_input_docs, parser_components, plan_tags, run_pipeline
 
 PathLike = Union[str, Path]
 
@@ -38,14 +38,24 @@ def show(
     fmt: str = "conllu",
 ) -> List[Doc]:
     """Parse the first ``n`` sentences of ``conll_path`` with ``model``, print
-    them, and write a displaCy SVG of the first one to ``svg_path``."""
+    them, and write a displaCy SVG of the first one to ``svg_path``. Tags
+    come as in ``evaluation.plan_tags``; an empty file raises
+    ``EmptyInputError``."""
+    if svg_path is not None:
+        check_not_input(svg_path, conll_path)
     nlp = load_pipeline(model)
+    parsers = parser_components(nlp, model)
     gold = []
     for doc in read_conll(conll_path, nlp.vocab, format=fmt):
         gold.append(doc)
         if len(gold) >= n:
             break
-    docs, _ = run_pipeline(nlp, make_input_docs(gold, nlp.vocab, gold_tags), progress=False)
+    if not gold:
+        raise EmptyInputError(conll_path)
+    plan = plan_tags(nlp, parsers, gold, gold_tags, conll_path, model)
+    docs, _ = run_pipeline(
+        nlp, make_input_docs(gold, nlp.vocab, copy_attrs=plan.copy_attrs), progress=False
+    )
     for doc in docs:
         print(format_parse(doc))
         print()

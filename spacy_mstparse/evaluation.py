@@ -11,17 +11,27 @@ docs once the earlier components have annotated them. Earlier components
 sentence starts. The metrics are ``scoring.attachment_scores`` over all words
 (with and without punctuation) plus spaCy's own ``dep_uas`` / ``dep_las``
 (``Scorer.score_deps`` as in ``nlp.evaluate``, punctuation left out on both
-sides) for comparison.
+sides) for comparison, and the CoNLL 2018 shared task's UAS / LAS
+(``conll18_scores``: every word, universal relations without subtypes;
+Zeman et al. 2018). ``METRIC_CONVENTIONS`` says what each number counts.
+
+Tags: ``plan_tags`` decides where the parser's tag inputs come from: the
+file with ``gold_tags``; else the pipeline's components, and the file's
+columns for the ones a parser reads but no earlier component predicts
+(warned); missing in both is an ``EvaluationError`` naming the remedies.
 
 ``parse_file`` parses a CoNLL file on its gold words and sentences (never
 reusing its trees) or a plain text file (one document per non-empty line,
 tokenized and annotated by the whole pipeline) and writes CoNLL-U with the
-predicted HEAD / DEPREL.
+predicted HEAD / DEPREL (the enhanced graph left out: DEPS "_", no empty
+nodes); every sentence must be one tree with one root, else nothing is
+written.
 
-Expected input problems raise ``EvaluationError`` (or ``ConllFormatError``
-from the reader, ``PipelineLoadError`` when the pipeline cannot be loaded);
-nothing is written until everything has been computed, and files are written
-atomically.
+Expected input problems raise ``EvaluationError`` (or ``ConllFormatError`` /
+``EmptyInputError`` from the reader, ``OutputIsInputError`` for an output
+path naming the input, ``PipelineLoadError`` when the pipeline cannot be
+loaded); nothing is written until everything has been computed, and files
+are written atomically.
 """
 import copy
 import json
@@ -29,7 +39,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import spacy
 from spacy.language import Language
@@ -41,8 +51,18 @@ from tqdm import tqdm
 from wasabi import msg
 
 from . import __version__
-from .corpus.atomic import atomic_write_text
-from .corpus.conll import FORMATS, USER_DATA_KEY, read_conll, sentence_bounds, write_conllu
+from .corpus.atomic import atomic_write_text, check_not_input
+from .corpus.conll import (
+    FORMAT_NAMES,
+    FORMATS,
+    USER_DATA_KEY,
+    EmptyInputError,
+    InvalidTreeError,
+    guess_format,
+    read_conll_docs,
+    sentence_bounds,
+    write_conllu,
+)
 from .scoring import PUNCT_LABELS, attachment_scores
 
 # Registers the mst_parser and arcstandard_svm factories (and the learners and
@@ -90,24 +110,43 @@ def parser_components(nlp: Language, model: PathLike = "the pipeline") -> List[s
     return names
 
 
-def make_input_docs(gold_docs: Iterable[Doc], vocab: Vocab, gold_tags: bool = False) -> List[Doc]:
+# The token attributes a parser may read, the CoNLL column each comes from,
+# and the factory-meta ``assigns`` entry of a component that predicts it.
+TAG_COLUMNS = {"POS": "UPOS", "TAG": "XPOS", "MORPH": "FEATS", "LEMMA": "LEMMA"}
+_ASSIGNS = {"token.pos": "POS", "token.tag": "TAG", "token.morph": "MORPH", "token.lemma": "LEMMA"}
+TAGGED_CONFIG_HINT = "a pipeline with a tagger (e.g. one trained with configs/mst_parser_tagged.cfg)"
+
+
+def make_input_docs(
+    gold_docs: Iterable[Doc],
+    vocab: Vocab,
+    gold_tags: bool = False,
+    copy_attrs: Optional[Iterable[str]] = None,
+) -> List[Doc]:
     """Fresh Docs with the gold words, whitespace and sentence starts (every
     token set to start / not start) and, with ``gold_tags``, the gold UPOS
     (``pos``), XPOS (``tag``), FEATS (``morph``) and lemmas; never heads or
-    labels. ``vocab`` is the pipeline's (the gold docs may use another)."""
+    labels. ``copy_attrs`` (a subset of "POS", "TAG", "MORPH", "LEMMA")
+    copies only those. ``vocab`` is the pipeline's (the gold docs may use
+    another)."""
+    attrs = set(TAG_COLUMNS) if gold_tags else set(copy_attrs or ())
+    unknown = attrs - set(TAG_COLUMNS)
+    if unknown:
+        raise ValueError(f"unknown attributes to copy: {sorted(unknown)}")
     docs = []
     for gold in gold_docs:
         starts = [False] * len(gold)
         for start, _ in sentence_bounds(gold):
             starts[start] = True
         kwargs: Dict[str, Any] = {}
-        if gold_tags:
-            kwargs = {
-                "pos": [token.pos_ for token in gold],
-                "tags": [token.tag_ for token in gold],
-                "morphs": [str(token.morph) for token in gold],
-                "lemmas": [token.lemma_ for token in gold],
-            }
+        if "POS" in attrs:
+            kwargs["pos"] = [token.pos_ for token in gold]
+        if "TAG" in attrs:
+            kwargs["tags"] = [token.tag_ for token in gold]
+        if "MORPH" in attrs:
+            kwargs["morphs"] = [str(token.morph) for token in gold]
+        if "LEMMA" in attrs:
+            kwargs["lemmas"] = [token.lemma_ for token in gold]
         docs.append(
             Doc(
                 vocab,
@@ -118,6 +157,120 @@ def make_input_docs(gold_docs: Iterable[Doc], vocab: Vocab, gold_tags: bool = Fa
             )
         )
     return docs
+
+
+def parser_tag_inputs(nlp: Language, parsers: Sequence[str]) -> Dict[str, List[str]]:
+    """Which token attributes ("POS", "TAG", "MORPH") the parser components'
+    features read, each with the names of the parsers reading it: the
+    ``tag_columns`` / ``use_morph`` of an ``mst_parser``'s feature config,
+    the ``tag_column`` setting of an ``arcstandard_svm``. Other parsers
+    (e.g. spaCy's) are taken to read no tags."""
+    reads: Dict[str, List[str]] = {}
+    for name in parsers:
+        proc = nlp.get_pipe(name)
+        attrs = []
+        features = getattr(proc, "features", None)
+        columns = getattr(features, "tag_columns", None)
+        if columns in ("upos", "both"):
+            attrs.append("POS")
+        if columns in ("xpos", "both"):
+            attrs.append("TAG")
+        if getattr(features, "use_morph", False) is True:
+            attrs.append("MORPH")
+        cfg = getattr(proc, "cfg", None)
+        if isinstance(cfg, dict) and cfg.get("tag_column") in ("upos", "xpos"):
+            attrs.append("POS" if cfg["tag_column"] == "upos" else "TAG")
+        for attr in attrs:
+            reads.setdefault(attr, [])
+            if name not in reads[attr]:
+                reads[attr].append(name)
+    return reads
+
+
+def unpredicted_tag_inputs(nlp: Language, parsers: Sequence[str]) -> Dict[str, List[str]]:
+    """The attributes of ``parser_tag_inputs`` that no component before the
+    parser reading them predicts (by its factory meta ``assigns``)."""
+    missing: Dict[str, List[str]] = {}
+    for attr, readers in parser_tag_inputs(nlp, parsers).items():
+        for name in readers:
+            before = nlp.pipe_names[: nlp.pipe_names.index(name)]
+            predicted = {
+                _ASSIGNS[a] for b in before for a in nlp.get_pipe_meta(b).assigns if a in _ASSIGNS
+            }
+            if attr not in predicted:
+                missing.setdefault(attr, []).append(name)
+    return missing
+
+
+class TagPlan(NamedTuple):
+    """Where the parser's tag inputs come from."""
+
+    copy_attrs: Tuple[str, ...]  # copied from the input file into the input docs
+    description: str  # for messages and the metrics' header
+
+
+def _columns(attrs: Iterable[str]) -> str:
+    return ", ".join(TAG_COLUMNS[a] for a in sorted(attrs, key=list(TAG_COLUMNS).index))
+
+
+def plan_tags(
+    nlp: Language,
+    parsers: Sequence[str],
+    gold_docs: Optional[Sequence[Doc]],
+    gold_tags: bool,
+    input_path: PathLike,
+    model: PathLike = "the pipeline",
+) -> TagPlan:
+    """Decide which tag columns of the input file the parser gets.
+
+    With ``gold_tags`` all of them. Otherwise the file's columns for the
+    attributes a parser reads but no earlier component predicts (with a
+    warning saying so). Raises ``EvaluationError`` when such an attribute is
+    missing from the file (or the input is plain text, ``gold_docs=None``)."""
+    missing = unpredicted_tag_inputs(nlp, parsers)
+    if missing:
+        readers = sorted({name for names in missing.values() for name in names})
+        need = (
+            f"{', '.join(readers)} reads {_columns(missing)} "
+            f"({', '.join('token.' + a.lower() for a in missing)}), which no component "
+            f"before it in {model} predicts"
+        )
+        if gold_docs is None:
+            raise EvaluationError(
+                f"{need}, and plain text ({input_path}) has no tags. Parse a CoNLL-U / "
+                f"CoNLL-X file with those columns (--format conllu|conllx, with --gold-tags), "
+                f"or use {TAGGED_CONFIG_HINT}."
+            )
+        lacking = [
+            attr for attr in missing
+            if any(len(doc) and not doc.has_annotation(attr) for doc in gold_docs)
+        ]
+        if lacking:
+            first = next(
+                k for k, doc in enumerate(gold_docs, 1)
+                if len(doc) and not all(doc.has_annotation(a) for a in lacking)
+            )
+            raise EvaluationError(
+                f"{need}, and {input_path} has no {_columns(lacking)} (first in "
+                f"sentence {first}). Give a file with those columns, or use "
+                f"{TAGGED_CONFIG_HINT}."
+            )
+        if not gold_tags:
+            warnings.warn(
+                f"{need}: using the {_columns(missing)} column(s) of {input_path} as the "
+                f"parser's input. Pass --gold-tags to use the file's tags explicitly (all "
+                f"of UPOS, XPOS, FEATS, LEMMA), or use {TAGGED_CONFIG_HINT} to parse with "
+                "predicted tags."
+            )
+            return TagPlan(
+                tuple(sorted(missing, key=list(TAG_COLUMNS).index)),
+                f"{_columns(missing)} from the file: no component predicts them",
+            )
+    if gold_tags:
+        return TagPlan(tuple(TAG_COLUMNS), "gold tags from the file (--gold-tags)")
+    if parser_tag_inputs(nlp, parsers):
+        return TagPlan((), "tags predicted by the pipeline")
+    return TagPlan((), "the parser reads no tags")
 
 
 def _progress(docs: Sequence[Doc], desc: str, show: Optional[bool]):
@@ -164,8 +317,9 @@ def run_pipeline(
 def _read_gold(path: PathLike, vocab: Vocab, fmt: str) -> List[Doc]:
     if fmt not in FORMATS:
         raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    # The whole file is read (and validated) before anything else happens.
-    return list(read_conll(path, vocab, format=fmt, n_sents=1))
+    # The whole file is read (and validated) before anything else happens;
+    # a file without sentences raises EmptyInputError.
+    return read_conll_docs(path, vocab, format=fmt, n_sents=1)
 
 
 def _sentence_name(gold: Doc, k: int) -> str:
@@ -219,15 +373,14 @@ def evaluate(
         nlp = load_pipeline(model)
     parsers = parser_components(nlp, model)
     gold_docs = _read_gold(gold_path, nlp.vocab, fmt)
-    if not gold_docs:
-        raise EvaluationError(f"{gold_path}: no sentences to evaluate on")
     for k, gold in enumerate(gold_docs, 1):
         if not gold.has_annotation("DEP"):
             raise EvaluationError(
                 f"{gold_path}: {_sentence_name(gold, k)} has no gold tree "
                 "(HEAD and DEPREL are all '_'); every sentence needs one to be scored"
             )
-    docs = make_input_docs(gold_docs, nlp.vocab, gold_tags)
+    plan = plan_tags(nlp, parsers, gold_docs, gold_tags, gold_path, model)
+    docs = make_input_docs(gold_docs, nlp.vocab, copy_attrs=plan.copy_attrs)
     start = time.perf_counter()
     docs, parser_seconds = run_pipeline(nlp, docs, batch_size, timed=parsers, progress=progress)
     total_seconds = time.perf_counter() - start
@@ -247,6 +400,7 @@ def evaluate(
         pred_labels.extend(labels)
         examples.append(Example(pred, gold))
     scores = attachment_scores(gold_heads, gold_labels, pred_heads, pred_labels)
+    conll18 = conll18_scores(gold_heads, gold_labels, pred_heads, pred_labels)
     spacy_scores = Scorer.score_deps(
         examples, "dep", getter=_spacy_dep_getter, ignore_labels=PUNCT_LABELS
     )
@@ -260,6 +414,8 @@ def evaluate(
         "las": scores["las"],
         "uas_all": scores["uas_all"],
         "las_all": scores["las_all"],
+        "conll18_uas": conll18["uas"],
+        "conll18_las": conll18["las"],
         "spacy_dep_uas": pct(spacy_scores.get("dep_uas")),
         "spacy_dep_las": pct(spacy_scores.get("dep_las")),
         "sentences": sum(len(sentence_bounds(gold)) for gold in gold_docs),
@@ -271,6 +427,9 @@ def evaluate(
         "parser_components": list(parsers),
         "pipeline": list(nlp.pipe_names),
         "gold_tags": bool(gold_tags),
+        "tags": plan.description,
+        "tags_from_file": [TAG_COLUMNS[a] for a in plan.copy_attrs],
+        "conventions": dict(METRIC_CONVENTIONS),
         "batch_size": batch_size,
         "model": str(model),
         "gold": str(gold_path),
@@ -280,6 +439,45 @@ def evaluate(
     }
 
 
+# What each score counts; printed as the row names and kept in the JSON.
+METRIC_CONVENTIONS = {
+    "uas": "UAS, punctuation (gold label punct/p) left out",
+    "las": "LAS, punctuation left out, full labels (subtypes such as nmod:poss kept)",
+    "uas_all": "UAS over every word",
+    "las_all": "LAS over every word, full labels (subtypes kept)",
+    "conll18_uas": "CoNLL 2018 shared task UAS: every word",
+    "conll18_las": "CoNLL 2018 shared task LAS: every word, universal labels (nmod:poss counts as nmod)",
+    "spacy_dep_uas": "spaCy's Scorer.score_deps UAS: punct left out on both sides",
+    "spacy_dep_las": "spaCy's Scorer.score_deps LAS: punct left out on both sides, labels lower-cased",
+}
+
+
+def universal_relation(label: str) -> str:
+    """The universal part of a UD relation: ``nmod:poss`` -> ``nmod``."""
+    return label.split(":", 1)[0]
+
+
+def conll18_scores(
+    gold_heads: Sequence[int],
+    gold_labels: Sequence[str],
+    pred_heads: Sequence[int],
+    pred_labels: Sequence[str],
+) -> Dict[str, float]:
+    """UAS and LAS as the CoNLL 2018 shared task defines them for gold
+    tokenization (Zeman et al. 2018): every word counts, punctuation
+    included, and a label is right when its universal relation is (subtypes
+    are ignored). Heads are absolute indices (-1 for a root); a predicted
+    root's label counts as ``root`` whatever the parser called it, as in the
+    CoNLL-U it writes. Percentages."""
+    gold = [universal_relation(label) for label in gold_labels]
+    pred = [
+        "root" if head == -1 else universal_relation(label or "")
+        for head, label in zip(pred_heads, pred_labels)
+    ]
+    scores = attachment_scores(gold_heads, gold, pred_heads, pred)
+    return {"uas": scores["uas_all"], "las": scores["las_all"]}
+
+
 def print_metrics(metrics: Dict[str, Any]) -> None:
     """Print the metrics as a wasabi table (stdout)."""
 
@@ -287,20 +485,22 @@ def print_metrics(metrics: Dict[str, Any]) -> None:
         return "-" if value is None else f"{value:.{digits}f}"
 
     rows = [
-        ("UAS (no punct)", num(metrics["uas"])),
-        ("LAS (no punct)", num(metrics["las"])),
-        ("UAS (all words)", num(metrics["uas_all"])),
-        ("LAS (all words)", num(metrics["las_all"])),
-        ("spaCy dep_uas", num(metrics["spacy_dep_uas"])),
-        ("spaCy dep_las", num(metrics["spacy_dep_las"])),
+        ("uas: UAS (no punct)", num(metrics["uas"])),
+        ("las: LAS (no punct, full labels)", num(metrics["las"])),
+        ("uas_all: UAS (all words)", num(metrics["uas_all"])),
+        ("las_all: LAS (all words, full labels)", num(metrics["las_all"])),
+        ("conll18_uas: CoNLL 2018 UAS (all words)", num(metrics["conll18_uas"])),
+        ("conll18_las: CoNLL 2018 LAS (all words, universal labels)", num(metrics["conll18_las"])),
+        ("spacy_dep_uas: spaCy dep_uas (no punct)", num(metrics["spacy_dep_uas"])),
+        ("spacy_dep_las: spaCy dep_las (no punct)", num(metrics["spacy_dep_las"])),
         ("Sentences", str(metrics["sentences"])),
         ("Tokens", str(metrics["tokens"])),
         ("Parser seconds", num(metrics["parser_seconds"], 3)),
         ("Parser tokens/s", num(metrics["tokens_per_second"], 0)),
     ]
-    tags = "gold tags" if metrics["gold_tags"] else "predicted tags"
+    tags = metrics.get("tags") or ("gold tags" if metrics["gold_tags"] else "predicted tags")
     msg.divider(f"{metrics['model']} on {metrics['gold']} ({tags})")
-    msg.table(rows, aligns=("l", "r"))
+    msg.table(rows, aligns=("l", "r"), max_col=80)
 
 
 def write_metrics(metrics: Dict[str, Any], path: PathLike) -> None:
@@ -346,6 +546,17 @@ def _fits_stored_sentences(doc: Doc) -> bool:
     return True
 
 
+def _check_not_conll(path: PathLike) -> None:
+    """A file taken as plain text by its extension that looks like CoNLL."""
+    guess = guess_format(path)
+    if guess is not None:
+        option = "--format conllu or --format conllx" if guess == "conll" else f"--format {guess}"
+        raise EvaluationError(
+            f"{path} looks like {FORMAT_NAMES[guess]} (ten tab-separated columns), but its "
+            f"extension makes it plain text: pass {option} (or name it .conllu / .conll)"
+        )
+
+
 def parse_file(
     model: PathLike,
     input_path: PathLike,
@@ -361,38 +572,50 @@ def parse_file(
 
     CoNLL input (``fmt`` "conllu" / "conllx", or "auto" by extension) is parsed
     on its words and sentences; its comments, multiword tokens and MISC are
-    kept, DEPS is written as "_". With ``gold_tags`` its UPOS / XPOS / FEATS /
-    lemmas are the parser's input, otherwise the pipeline's components
-    annotate them. Text input: one document per non-empty line, processed by
-    the whole pipeline from its tokenizer on. Returns a summary."""
+    kept; DEPS is written as "_" and empty nodes are dropped (the enhanced
+    graph is not predicted). With ``gold_tags`` its UPOS / XPOS / FEATS /
+    lemmas are the parser's input; otherwise the pipeline's components
+    annotate them, and tag columns the parser reads but no component
+    predicts are taken from the file (with a warning; see ``plan_tags``).
+    Text input: one document per non-empty line, processed by the whole
+    pipeline from its tokenizer on. Every written sentence is checked to be
+    one tree with one root. Returns a summary."""
     if fmt not in PARSE_FORMATS:
         raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
     if batch_size < 1:
         raise EvaluationError(f"batch_size must be >= 1, got {batch_size}")
+    check_not_input(output_path, input_path)
     if fmt == "auto":
         fmt = detect_format(input_path)
+        if fmt == "text":
+            _check_not_conll(input_path)
     if fmt == "text" and gold_tags:
         raise EvaluationError(
             f"{input_path}: gold tags need a CoNLL-U / CoNLL-X input (plain text has no tags)"
         )
     if nlp is None:
         nlp = load_pipeline(model)
-    parser_components(nlp, model)
+    parsers = parser_components(nlp, model)
     start = time.perf_counter()
     if fmt == "text":
-        docs = [nlp.make_doc(line) for line in _read_text(input_path)]
+        lines = _read_text(input_path)
+        if not lines:
+            raise EmptyInputError(input_path, "text")
+        plan_tags(nlp, parsers, None, False, input_path, model)
+        docs = [nlp.make_doc(line) for line in lines]
         docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
     else:
         gold_docs = _read_gold(input_path, nlp.vocab, fmt)
-        docs = make_input_docs(gold_docs, nlp.vocab, gold_tags)
+        plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model)
+        docs = make_input_docs(gold_docs, nlp.vocab, copy_attrs=plan.copy_attrs)
         docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
         n_dropped = 0
         for k, (gold, doc) in enumerate(zip(gold_docs, docs), 1):
             _check_same_words(gold, doc, k, nlp)
             data = gold.user_data.get(USER_DATA_KEY)
             if data is not None:
-                # Comments, multiword tokens, empty nodes, MISC of the input,
-                # unless the pipeline's sentences no longer match them.
+                # Comments, multiword tokens, MISC of the input, unless the
+                # pipeline's sentences no longer match them.
                 doc.user_data[USER_DATA_KEY] = copy.deepcopy(data)
                 if not _fits_stored_sentences(doc):
                     del doc.user_data[USER_DATA_KEY]
@@ -403,7 +626,13 @@ def parse_file(
                 "their comments and multiword tokens are not written"
             )
     seconds = time.perf_counter() - start
-    write_conllu(docs, output_path, enhanced_deps=False)
+    try:
+        write_conllu(docs, output_path, enhanced_deps=False)
+    except InvalidTreeError as err:
+        raise EvaluationError(
+            f"the pipeline returned an invalid tree for {input_path}, {err}; "
+            f"nothing was written to {output_path}"
+        ) from err
     return {
         "input": str(input_path),
         "output": str(output_path),

@@ -15,7 +15,7 @@ from spacy_mstparse.evaluation import make_input_docs
 
 REPO = Path(__file__).resolve().parents[1]
 METRIC_KEYS = {
-    "uas", "las", "uas_all", "las_all", "spacy_dep_uas", "spacy_dep_las",
+    "uas", "las", "uas_all", "las_all", "conll18_uas", "conll18_las", "spacy_dep_uas", "spacy_dep_las",
     "sentences", "tokens", "tokens_per_second", "parser_seconds", "gold_tags",
     "model", "gold",
 }
@@ -114,24 +114,18 @@ def test_parse_conllu_matches_evaluate(gold_metrics, trained_pipeline, sample_de
     assert uas_all == pytest.approx(gold_metrics["uas_all"])
 
 
-def test_parse_text(trained_pipeline, tmp_path):
+def test_parse_text_needs_tags(trained_pipeline, tmp_path):
+    """The fixture's mst_parser reads UPOS/XPOS and nothing predicts them:
+    plain text stops with the remedy (tests/test_cli_input.py parses text
+    with a pipeline that has a tagger)."""
     text = tmp_path / "input.txt"
-    text.write_text(
-        "The cat sat on the mat.\n\n  I like\tgreen   eggs and ham!\nHello\n", encoding="utf-8"
-    )
+    text.write_text("The cat sat on the mat.\n", encoding="utf-8")
     out = tmp_path / "out" / "text.conllu"
     result = run("parse", trained_pipeline, text, out)
-    assert result.exit_code == 0, result.output
-    assert "(text): 3 docs" in result.stdout
-    assert "POS" in result.stderr  # no tagger in the pipeline: warned, still parsed
-    sents = list(read_conllu(out, spacy.blank("en").vocab))
-    assert [[t.text for t in s] for s in sents] == [
-        ["The", "cat", "sat", "on", "the", "mat", "."],
-        ["I", "like", "green", "eggs", "and", "ham", "!"],
-        ["Hello"],
-    ]
-    for doc in sents:
-        assert sum(t.head.i == t.i for t in doc) == 1
+    assert result.exit_code == 1
+    assert "UPOS, XPOS" in result.stderr and "--gold-tags" in result.stderr
+    assert "configs/mst_parser_tagged.cfg" in result.stderr
+    assert not out.parent.exists()
 
 
 def test_evaluate_subprocess(trained_pipeline, sample_dev, tmp_path):

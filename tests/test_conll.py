@@ -12,7 +12,10 @@ from spacy.tokens import Doc, DocBin
 from spacy_mstparse.corpus.conll import (
     USER_DATA_KEY,
     ConllFormatError,
+    EmptyInputError,
+    InvalidTreeError,
     docs_to_conllu,
+    guess_format,
     read_conll,
     read_conllu,
     read_conllx,
@@ -254,7 +257,11 @@ def test_conllx_rules(tmp_path, nlp):
     assert sentence_bounds(docs[0]) == [(0, 3), (3, 4)]
     assert [s.start for s in docs[0].sents] == [0, 3]
     assert [t.head.i for t in docs[0]] == [0, 0, 2, 3]
-    again = parse_blocks(docs_to_conllu(docs))
+    # CoNLL-U allows one root: the writer names the sentence unless told
+    # not to check.
+    with pytest.raises(InvalidTreeError, match=r"sentence 1: 'A dog ran': 2 words are attached to the root \(1, 3\)"):
+        docs_to_conllu(docs)
+    again = parse_blocks(docs_to_conllu(docs, check_trees=False))
     assert [len(s[3]) for s in again] == [3, 1]
     assert [wd[5] for wd in again[0][3]] == ["0", "1", "0"]
     # ... but cycles, ranges and non-UD CPOSTAG are not.
@@ -428,9 +435,16 @@ def test_writer_without_user_data(tmp_path, nlp):
 
 def test_enhanced_deps_can_be_dropped(tmp_path, nlp):
     docs = list(read_conllu(write(tmp_path, "mwt.conllu", MWT_SENT), nlp.vocab))
-    lines = docs_to_conllu(docs, enhanced_deps=False).splitlines()
-    assert lines[2].split("\t")[8] == "_"
-    assert lines[6].startswith("4.1\t")  # empty nodes are still written
+    full = docs_to_conllu(docs).splitlines()
+    assert any(line.startswith("4.1\t") for line in full)
+    lines = [line for line in docs_to_conllu(docs, enhanced_deps=False).splitlines() if line]
+    # The enhanced graph goes as a whole: every DEPS is "_" and the empty
+    # node (which only exists in that graph) is dropped; the rest stays.
+    assert lines == [
+        line if line.startswith(("#", "2-3\t")) else "\t".join(line.split("\t")[:8] + ["_", line.split("\t")[9]])
+        for line in full if line and not line.startswith("4.1\t")
+    ]
+    assert [line.split("\t")[0] for line in lines[1:]] == ["1", "2-3", "2", "3", "4", "5"]
 
 
 # ---------------------------------------------------------------------------
@@ -490,3 +504,135 @@ def test_gold_annotations_corpus_tokenizer_tokens(tmp_path):
     assert [t.is_sent_start for t in eg.predicted] == [True, False, False, False, True, False]
     (eg,) = list(reader(tmp_path / "t.spacy")(nlp))
     assert [t.text for t in eg.predicted] == [t.text for t in doc]
+
+
+# ---------------------------------------------------------------------------
+# DEPS, CoNLL-X vs CoNLL-U, empty input, tree checks in the writer
+# ---------------------------------------------------------------------------
+
+
+def with_deps(deps, misc="_"):
+    """GOOD's second sentence with the first word's DEPS (and MISC) set."""
+    cols = GOOD[2].split("\t")
+    cols[8], cols[9] = deps, misc
+    return GOOD + ["\t".join(cols)] + GOOD[3:]
+
+
+@pytest.mark.parametrize("deps", ["0:root", "2:det", "2:det|8.1:nsubj", "3:obl:on", "2:det|3:conj:and|10.12:x"])
+def test_deps_valid(deps, tmp_path, nlp):
+    path = write(tmp_path, "ok.conllu", with_deps(deps))
+    docs = list(read_conllu(path, nlp.vocab))
+    assert docs[1].user_data[USER_DATA_KEY]["sents"][0]["deps"][0] == deps
+
+
+@pytest.mark.parametrize("deps,bad", [
+    ("2", "2"), ("det", "det"), ("2:", "2:"), (":det", ":det"), ("x:det", "x:det"),
+    ("2:det|", ""), ("2:det||3:x", ""), ("2.0:det", "2.0:det"), ("-1:det", "-1:det"),
+    ("02:det", "02:det"), ("2:de t", "2:de t"),
+])
+def test_deps_malformed(deps, bad, tmp_path, nlp):
+    path = write(tmp_path, "bad.conllu", with_deps(deps))
+    with pytest.raises(ConllFormatError) as info:
+        list(read_conllu(path, nlp.vocab))
+    message = str(info.value)
+    # Line 8: GOOD is lines 1-7.
+    assert message.startswith(f"{path}:8: DEPS '{deps}': '{bad}' is not head:deprel"), message
+    assert ("use --format conllx" in message) == (deps == "2"), message
+
+
+def test_conllx_read_as_conllu_gets_a_hint(tmp_path, nlp):
+    # A CoNLL-X file with PHEAD/PDEPREL filled: column 9 is an integer.
+    lines = [
+        "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t2\tdet",
+        "2\tcat\tcat\tNOUN\tNN\t_\t3\tnsubj\t3\tnsubj",
+        "3\tsat\tsit\tVERB\tVBD\t_\t0\tROOT\t0\tROOT",
+    ]
+    path = write(tmp_path, "x.conll", lines)
+    with pytest.raises(ConllFormatError) as info:
+        list(read_conllu(path, nlp.vocab))
+    assert str(info.value).startswith(f"{path}:1: DEPS '2'")
+    assert "this looks like CoNLL-X" in str(info.value) and "--format conllx" in str(info.value)
+    assert guess_format(path) == "conllx"
+    assert [t.dep_ for t in next(read_conllx(path, nlp.vocab))] == ["det", "nsubj", "ROOT"]
+
+
+@pytest.mark.parametrize("lines,line_no,problem", [
+    (["1-2\tcannot\t_\t_\t_\t_\t_\t_\t_\t_", "1\tcan\tcan\tAUX\tMD\t_\t0\troot\t_\t_",
+      "2\tnot\tnot\tPART\tRB\t_\t1\tadvmod\t_\t_"], 1, "ID '1-2' is not an integer"),
+    (MWT_SENT, 2, "PHEAD '4:nsubj' is not an integer"),
+    (GOOD[:2] + [GOOD[2].replace("\t_\t_", "\t2:det\t_")] + GOOD[3:], 3, "PHEAD '2:det' is not an integer"),
+    (GOOD, 5, "PDEPREL 'SpaceAfter=No' given but PHEAD is '_'"),
+])
+def test_conllu_read_as_conllx_gets_a_hint(lines, line_no, problem, tmp_path, nlp):
+    path = write(tmp_path, "u.conllu", lines)
+    with pytest.raises(ConllFormatError) as info:
+        list(read_conllx(path, nlp.vocab))
+    message = str(info.value)
+    assert message.startswith(f"{path}:{line_no}: {problem}"), message
+    assert message.endswith("(this looks like CoNLL-U: use --format conllu)"), message
+    assert guess_format(path) == "conllu"
+
+
+def test_guess_format(tmp_path):
+    assert guess_format(SAMPLE / "dev.conllu") == "conllu"
+    plain = write(tmp_path, "plain.txt", ["The cat sat.", "A dog ran."])
+    assert guess_format(plain) is None
+    bare = write(tmp_path, "bare.txt", ["1\tHi\t_\tINTJ\t_\t_\t0\troot\t_\t_"])
+    assert guess_format(bare) == "conll"
+    assert guess_format(write(tmp_path, "empty.txt", [""])) is None
+    assert guess_format(tmp_path / "missing.txt") is None
+
+
+def test_empty_input_is_an_error_for_read_conll_docs(tmp_path, nlp):
+    from spacy_mstparse.corpus.conll import read_conll_docs
+
+    for name, text in [("empty.conllu", ""), ("blank.conllu", "\n \n\t\n")]:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(EmptyInputError, match=f"^{path}: no sentences"):
+            read_conll_docs(path, nlp.vocab)
+    comments = write(tmp_path, "comments.conllu", ["# newdoc", "# sent_id = 1", ""])
+    with pytest.raises(ConllFormatError, match=r"comments\.conllu:1: comment lines not followed by a sentence"):
+        read_conll_docs(comments, nlp.vocab)
+
+
+def tree_doc(nlp, heads, deps, user_data=None):
+    words = [f"w{i}" for i in range(len(heads))]
+    doc = Doc(nlp.vocab, words=words, heads=heads, deps=deps, sent_starts=[True] + [False] * (len(words) - 1))
+    if user_data:
+        doc.user_data.update(user_data)
+    return doc
+
+
+def test_writer_checks_trees(tmp_path, nlp):
+    good = tree_doc(nlp, [1, 1, 1], ["det", "ROOT", "punct"])
+    assert docs_to_conllu([good]).count("\t0\troot\t") == 1
+    # Two roots in one (stored) sentence, as a parser that splits a long
+    # sentence into chunks would give: the sentence is named by its sent_id.
+    stored = {USER_DATA_KEY: {"format": "conllu", "sents": [
+        {"n_words": 4, "comments": ["# sent_id = long-1"], "mwts": [], "empty": [], "deps": None, "misc": None}]}}
+    two_roots = Doc(nlp.vocab, words=["a", "b", "c", "d"], heads=[0, 0, 2, 2], deps=["ROOT", "dep", "ROOT", "dep"],
+                    user_data=stored)
+    target = tmp_path / "out.conllu"
+    target.write_text("old\n", encoding="utf-8")
+    with pytest.raises(InvalidTreeError) as info:
+        write_conllu([good, two_roots], target)
+    assert str(info.value) == (
+        "sentence 2 (sent_id = long-1): 'a b c d': 2 words are attached to the root (1, 3); "
+        "a CoNLL-U sentence is one tree with one root"
+    )
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.conllu"]
+    # A partly labelled sentence.
+    partial = tree_doc(nlp, [1, 1, 1], ["det", "ROOT", ""])
+    with pytest.raises(InvalidTreeError, match=r"^sentence 1: 'w0 w1 w2': words 3 have no head and label"):
+        docs_to_conllu([partial])
+    # A head outside its sentence.
+    cross = Doc(nlp.vocab, words=["a", "b", "c"], heads=[0, 0, 0], deps=["ROOT", "dep", "dep"],
+                user_data={USER_DATA_KEY: {"format": "conllu", "sents": [
+                    {"n_words": 2, "comments": [], "mwts": [], "empty": [], "deps": None, "misc": None},
+                    {"n_words": 1, "comments": [], "mwts": [], "empty": [], "deps": None, "misc": None}]}})
+    with pytest.raises(InvalidTreeError, match=r"^sentence 2: 'c': word 1 \('c'\) has its head outside the sentence"):
+        docs_to_conllu([cross])
+    # Unparsed sentences are fine.
+    assert "\t_\t_\t_\t" in docs_to_conllu([Doc(nlp.vocab, words=["a", "b"])])

@@ -1,6 +1,7 @@
 """Atomic file writes: write to a temporary file next to the target, then
 rename it over the target, so that a reader never sees a half-written file and
-a failure leaves any previous file untouched.
+a failure leaves any previous file untouched; ``check_not_input`` refuses an
+output path that is one of the inputs.
 """
 import os
 import tempfile
@@ -41,3 +42,27 @@ def atomic_write_bytes(path: Union[str, Path], data: bytes) -> None:
 def atomic_write_text(path: Union[str, Path], text: str, encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` atomically (UTF-8, ``\\n`` line ends)."""
     atomic_write_bytes(path, text.encode(encoding))
+
+
+class OutputIsInputError(ValueError):
+    """An output path that names an input file."""
+
+
+def same_file(a: Union[str, Path], b: Union[str, Path]) -> bool:
+    """Whether ``a`` and ``b`` name the same file: ``os.path.samefile`` when
+    both exist (hard links, symlinks), else the same path once symlinks and
+    relative parts are resolved."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def check_not_input(output: Union[str, Path], *inputs: Union[str, Path]) -> None:
+    """Raise ``OutputIsInputError`` if ``output`` is one of ``inputs``."""
+    for input_ in inputs:
+        if same_file(output, input_):
+            raise OutputIsInputError(
+                f"Refusing to write {output}: it is the input file {input_} "
+                "(give another output path)"
+            )

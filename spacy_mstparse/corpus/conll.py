@@ -37,8 +37,14 @@ Validation
     Problems raise ``ConllFormatError`` (a ``ValueError``) with the message
     ``"{path}:{line_no}: {problem}"``; the problem names the column. Tree-level
     problems (no root, several roots in CoNLL-U, a cycle) are reported at the
-    sentence's first word line. An empty file, or one with blank lines only,
-    yields no Docs (not an error).
+    sentence's first word line. In CoNLL-U, DEPS must be "_" or
+    ``head:deprel`` pairs separated by "|" (heads: 0, word ids, empty node
+    ids such as 8.1); values that look like CoNLL-X PHEAD / PDEPREL get a
+    hint to use the CoNLL-X reader, and CoNLL-U ranges, empty nodes or DEPS
+    met by the CoNLL-X reader a hint the other way. ``guess_format`` tells
+    what a file looks like. An empty file, or one with blank lines only,
+    yields no Docs from ``read_conll``; ``read_conll_docs`` raises
+    ``EmptyInputError`` for it.
 
 Writing
     ``docs_to_conllu`` / ``write_conllu`` write one sentence per stored
@@ -47,7 +53,10 @@ Writing
     multiword tokens, empty nodes, DEPS and MISC come back from ``user_data``;
     ``SpaceAfter=No`` always follows the Doc's whitespace. FEATS are written in
     UD order (case-insensitive by feature name). Root words get DEPREL "root";
-    words without a dependency label get HEAD and DEPREL "_".
+    words without a dependency label get HEAD and DEPREL "_". Each sentence
+    with dependencies is checked to be one tree with one root
+    (``InvalidTreeError`` otherwise). ``enhanced_deps=False`` writes DEPS as
+    "_" and drops the empty nodes, for a predicted basic tree.
     ``write_conllu`` renders everything before it writes, and writes atomically.
 """
 from __future__ import annotations
@@ -67,6 +76,8 @@ from .atomic import atomic_write_text
 
 __all__ = [
     "ConllFormatError",
+    "EmptyInputError",
+    "InvalidTreeError",
     "USER_DATA_KEY",
     "FORMATS",
     "CONLLU_COLUMNS",
@@ -75,6 +86,8 @@ __all__ = [
     "read_conll",
     "read_conllu",
     "read_conllx",
+    "read_conll_docs",
+    "guess_format",
     "sentence_bounds",
     "doc_to_conllu",
     "docs_to_conllu",
@@ -110,6 +123,22 @@ class ConllFormatError(ValueError):
 
     def __reduce__(self):
         return (type(self), (self.path, self.line_no, self.problem))
+
+
+class EmptyInputError(ValueError):
+    """A file with no sentence at all (empty, or only blank lines)."""
+
+    def __init__(self, path: PathLike, what: str = "sentences") -> None:
+        self.path = str(path)
+        super().__init__(f"{path}: no {what} (the file is empty or holds only blank lines)")
+
+    def __reduce__(self):
+        return (type(self), (self.path,))
+
+
+class InvalidTreeError(ValueError):
+    """A Doc whose dependencies are not one tree with one root per sentence,
+    found while writing CoNLL-U."""
 
 
 # ---------------------------------------------------------------------------
@@ -167,6 +196,37 @@ def _check_feats(feats: str, error) -> None:
         names.add(name)
 
 
+_CONLLX_HINT = " (this looks like CoNLL-X, PHEAD/PDEPREL in columns 9/10: use --format conllx)"
+_CONLLU_HINT = " (this looks like CoNLL-U: use --format conllu)"
+_DEPS_HEAD = re.compile(r"0|[1-9][0-9]*(?:\.[1-9][0-9]*)?")
+
+
+def _looks_like_deps(value: str) -> bool:
+    """Whether a column value has the shape of a CoNLL-U DEPS value."""
+    return all(
+        ":" in pair and _DEPS_HEAD.fullmatch(pair.split(":", 1)[0]) is not None
+        for pair in value.split("|")
+    )
+
+
+def _check_deps(deps: str, col10: str, error) -> None:
+    """DEPS is '_' or ``head:deprel`` pairs separated by '|', a head being a
+    word id, 0 or an empty node id (8.1). CoNLL-X PHEAD / PDEPREL in columns
+    9 / 10 (an integer and a label) get a hint."""
+    for pair in deps.split("|"):
+        head, sep, deprel = pair.partition(":")
+        if sep and _DEPS_HEAD.fullmatch(head) and deprel and not any(c.isspace() for c in deprel):
+            continue
+        hint = ""
+        if _SIGNED_INT.fullmatch(deps) and "=" not in col10:
+            # An integer and a plain label (or '_'): PHEAD and PDEPREL.
+            hint = _CONLLX_HINT
+        error(
+            f"DEPS '{deps}': '{pair}' is not head:deprel (enhanced dependencies are "
+            f"'_' or head:deprel pairs separated by '|', heads being ids such as 3, 0 or 8.1){hint}"
+        )
+
+
 def _has_space_after_no(misc: str) -> bool:
     return _SPACE_AFTER_NO in misc and _SPACE_AFTER_NO in misc.split("|")
 
@@ -209,7 +269,8 @@ def _parse_sentence(
                 error(f"ID {id_} out of sequence: expected {n + 1}")
             n = word_id
         elif not conllu:
-            error(f"ID '{id_}' is not an integer")
+            hint = _CONLLU_HINT if (_RANGE.fullmatch(id_) or _DECIMAL.fullmatch(id_)) else ""
+            error(f"ID '{id_}' is not an integer{hint}")
         else:
             match = _RANGE.fullmatch(id_)
             if match is not None:
@@ -255,8 +316,16 @@ def _parse_sentence(
             if head_id == n:
                 error(f"HEAD {head} is the word itself (a cycle)")
             heads.append(head_id)
-        if not conllu and col9 != "_" and not _SIGNED_INT.fullmatch(col9):
-            error(f"PHEAD '{col9}' is not an integer (or '_')")
+        if conllu:
+            if col9 != "_":
+                _check_deps(col9, col10, error)
+        else:
+            if col9 != "_" and not _SIGNED_INT.fullmatch(col9):
+                hint = _CONLLU_HINT if _looks_like_deps(col9) else ""
+                error(f"PHEAD '{col9}' is not an integer (or '_'){hint}")
+            if col9 == "_" and col10 != "_":
+                hint = _CONLLU_HINT if "=" in col10 else ""
+                error(f"PDEPREL '{col10}' given but PHEAD is '_'{hint}")
         word_lines.append(line_no)
         sent.forms.append(form)
         sent.lemmas.append("" if lemma == "_" and form != "_" else lemma)
@@ -466,6 +535,57 @@ def _read(path: PathLike, vocab: Vocab, fmt: str, n_sents: int) -> Iterator[Doc]
         yield _make_doc(vocab, batch, fmt)
 
 
+def read_conll_docs(
+    path: PathLike, vocab: Vocab, format: str = "conllu", n_sents: int = 1
+) -> List[Doc]:
+    """All Docs of ``read_conll``, validated; a file without any sentence
+    raises ``EmptyInputError``."""
+    docs = list(read_conll(path, vocab, format=format, n_sents=n_sents))
+    if not docs:
+        raise EmptyInputError(path)
+    return docs
+
+
+def guess_format(path: PathLike, max_lines: int = 200) -> Optional[str]:
+    """What the first word lines of a file look like: "conllu" (ranges,
+    empty nodes, DEPS pairs or MISC ``Name=Value`` items), "conllx" (an
+    integer PHEAD in column 9), "conll" (ten tab-separated columns with an
+    integer ID, either format), or None (not CoNLL, e.g. plain text)."""
+    seen = 0
+    guess = None
+    try:
+        with open(path, "r", encoding="utf-8", errors="replace") as file_:
+            for line in file_:
+                line = line.rstrip("\r\n").lstrip("\ufeff")
+                if not line.strip() or line.startswith("#"):
+                    continue
+                cols = line.split("\t")
+                if len(cols) != 10:
+                    return None
+                id_ = cols[0]
+                if _RANGE.fullmatch(id_) or _DECIMAL.fullmatch(id_):
+                    return "conllu"
+                if not _INT.fullmatch(id_):
+                    return None
+                if cols[8] != "_" and _looks_like_deps(cols[8]):
+                    return "conllu"
+                if cols[9] != "_" and "=" in cols[9] and not _SIGNED_INT.fullmatch(cols[8]):
+                    return "conllu"
+                if _SIGNED_INT.fullmatch(cols[8]):
+                    guess = "conllx"
+                seen += 1
+                if seen >= max_lines:
+                    break
+    except OSError:
+        return None
+    if seen == 0:
+        return None
+    return guess or "conll"
+
+
+FORMAT_NAMES = {"conllu": "CoNLL-U", "conllx": "CoNLL-X", "conll": "CoNLL-U or CoNLL-X"}
+
+
 def read_conllu(path: PathLike, vocab: Vocab, n_sents: int = 1) -> Iterator[Doc]:
     """Yield Docs of ``n_sents`` sentences each from a CoNLL-U file."""
     return read_conll(path, vocab, format="conllu", n_sents=n_sents)
@@ -548,21 +668,83 @@ def _line(cols: List[str], doc_index: int) -> str:
     return line
 
 
-def doc_to_conllu(doc: Doc, enhanced_deps: bool = True) -> str:
-    """Render one Doc as CoNLL-U sentence blocks (each followed by a blank
-    line). ``enhanced_deps=False`` writes "_" in DEPS instead of the stored
-    enhanced graph (which would not match a predicted tree)."""
+def _sentence_label(info: Optional[Dict[str, Any]], number: int, words: List[str]) -> str:
+    """"sentence 12 (sent_id = x): 'The cat sat ...'" for error messages."""
+    name = f"sentence {number}"
+    for comment in (info or {}).get("comments") or ():
+        if comment.startswith("# sent_id"):
+            name += f" ({comment.lstrip('# ').strip()})"
+            break
+    text = " ".join(words[:8]) + (" ..." if len(words) > 8 else "")
+    return f"{name}: '{text}'"
+
+
+def _check_tree(doc: Doc, start: int, end: int, where) -> bool:
+    """Whether the sentence ``doc[start:end]`` has dependencies; raise
+    ``InvalidTreeError`` (message prefixed by ``where()``) unless they form
+    one tree with exactly one root inside the sentence."""
+    labelled = [bool(doc[i].dep_) for i in range(start, end)]
+    if not any(labelled):
+        return False
+    if not all(labelled):
+        missing = [i - start + 1 for i in range(start, end) if not labelled[i - start]]
+        raise InvalidTreeError(
+            f"{where()}: words {_id_list(missing)} have no head and label while the others do"
+        )
+    heads = []
+    roots = []
+    for i in range(start, end):
+        head_i = doc[i].head.i
+        if head_i == i:
+            roots.append(i - start + 1)
+            heads.append(0)
+        elif start <= head_i < end:
+            heads.append(head_i - start + 1)
+        else:
+            raise InvalidTreeError(
+                f"{where()}: word {i - start + 1} ({doc[i].text!r}) has its head outside "
+                "the sentence"
+            )
+    if len(roots) != 1:
+        raise InvalidTreeError(
+            f"{where()}: {len(roots)} words are attached to the root "
+            f"({_id_list(roots) or 'none'}); a CoNLL-U sentence is one tree with one root"
+        )
+    cycle = _find_cycle(heads)
+    if cycle:
+        chain = " -> ".join(map(str, cycle + [cycle[0]]))
+        raise InvalidTreeError(f"{where()}: the words {chain} form a cycle")
+    return True
+
+
+def _id_list(ids: List[int], limit: int = 10) -> str:
+    shown = ", ".join(map(str, ids[:limit]))
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _render_doc(
+    doc: Doc, enhanced_deps: bool, check_trees: bool, first_number: int
+) -> Tuple[str, int]:
     stored = _stored_sentences(doc)
     blocks = []
-    for k, (start, end) in enumerate(sentence_bounds(doc)):
+    bounds = sentence_bounds(doc)
+    for k, (start, end) in enumerate(bounds):
         info = stored[k] if stored is not None else None
+        if check_trees:
+            _check_tree(
+                doc, start, end,
+                lambda: _sentence_label(
+                    info, first_number + k, [t.text for t in doc[start:end]]
+                ),
+            )
         lines: List[str] = []
         if info is not None:
             lines.extend(info.get("comments") or [])
             mwts = {int(mwt["start"]): mwt for mwt in info.get("mwts") or []}
             empty: Dict[int, List[List[str]]] = {}
-            for node in info.get("empty") or []:
-                empty.setdefault(int(node["after"]), []).append(node["cols"])
+            if enhanced_deps:
+                for node in info.get("empty") or []:
+                    empty.setdefault(int(node["after"]), []).append(node["cols"])
             misc_col = info.get("misc")
             deps_col = info.get("deps") if enhanced_deps else None
         else:
@@ -594,7 +776,7 @@ def doc_to_conllu(doc: Doc, enhanced_deps: bool = True) -> str:
             else:
                 head_i = token.head.i
                 if not start <= head_i < end:
-                    raise ValueError(
+                    raise InvalidTreeError(
                         f"token {i} ({form!r}) has its head {head_i} outside its sentence "
                         f"(tokens {start}..{end - 1})"
                     )
@@ -618,15 +800,43 @@ def doc_to_conllu(doc: Doc, enhanced_deps: bool = True) -> str:
             for cols in empty.get(word_id, ()):
                 lines.append(_line(list(cols), i))
         blocks.append("\n".join(lines) + "\n\n")
-    return "".join(blocks)
+    return "".join(blocks), len(bounds)
 
 
-def docs_to_conllu(docs: Iterable[Doc], enhanced_deps: bool = True) -> str:
-    """Render Docs as one CoNLL-U string (ids restart at 1 per sentence)."""
-    return "".join(doc_to_conllu(doc, enhanced_deps=enhanced_deps) for doc in docs)
+def doc_to_conllu(doc: Doc, enhanced_deps: bool = True, check_trees: bool = True) -> str:
+    """Render one Doc as CoNLL-U sentence blocks (each followed by a blank
+    line).
+
+    ``enhanced_deps=False`` leaves out the stored enhanced graph: DEPS is
+    written as "_" and the empty nodes (which only exist in that graph) are
+    dropped, so the output is consistent when the basic tree is a new
+    (predicted) one. With ``check_trees`` (the default) every sentence with
+    dependencies must be one tree with exactly one root, else
+    ``InvalidTreeError`` names the sentence."""
+    return _render_doc(doc, enhanced_deps, check_trees, 1)[0]
 
 
-def write_conllu(docs: Iterable[Doc], path: PathLike, enhanced_deps: bool = True) -> None:
-    """Write Docs to ``path`` as CoNLL-U. Everything is rendered first and the
-    file is replaced atomically, so a failure never leaves a partial file."""
-    atomic_write_text(path, docs_to_conllu(docs, enhanced_deps=enhanced_deps))
+def docs_to_conllu(
+    docs: Iterable[Doc], enhanced_deps: bool = True, check_trees: bool = True
+) -> str:
+    """Render Docs as one CoNLL-U string (ids restart at 1 per sentence);
+    see ``doc_to_conllu``. Sentences are numbered from 1 across all Docs in
+    error messages."""
+    parts = []
+    number = 1
+    for doc in docs:
+        text, n = _render_doc(doc, enhanced_deps, check_trees, number)
+        parts.append(text)
+        number += n
+    return "".join(parts)
+
+
+def write_conllu(
+    docs: Iterable[Doc], path: PathLike, enhanced_deps: bool = True, check_trees: bool = True
+) -> None:
+    """Write Docs to ``path`` as CoNLL-U (see ``doc_to_conllu``). Everything
+    is rendered and checked first and the file is replaced atomically, so a
+    failure never leaves a partial file."""
+    atomic_write_text(
+        path, docs_to_conllu(docs, enhanced_deps=enhanced_deps, check_trees=check_trees)
+    )

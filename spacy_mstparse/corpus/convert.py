@@ -2,7 +2,8 @@
 
 The whole input is read and validated before anything is written, and the
 output is written atomically: a malformed input raises ``ConllFormatError``
-and leaves no (partial) output file behind.
+(an input without sentences ``EmptyInputError``, an output path naming the
+input ``OutputIsInputError``) and leaves no (partial) output file behind.
 """
 from pathlib import Path
 from typing import Dict, Union
@@ -11,8 +12,8 @@ import spacy
 from spacy.tokens import DocBin
 from wasabi import msg
 
-from .atomic import atomic_write_bytes
-from .conll import read_conll, sentence_bounds
+from .atomic import atomic_write_bytes, check_not_input
+from .conll import read_conll_docs, sentence_bounds
 
 
 def convert(
@@ -28,8 +29,9 @@ def convert(
     ``output_path``. Prints and returns the counts of docs, sentences and
     words."""
     output_path = Path(output_path)
+    check_not_input(output_path, input_path)
     vocab = spacy.blank(vocab_lang).vocab
-    docs = list(read_conll(input_path, vocab, format=format, n_sents=n_sents))
+    docs = read_conll_docs(input_path, vocab, format=format, n_sents=n_sents)
     n_sentences = 0
     n_words = 0
     doc_bin = DocBin(store_user_data=True)
