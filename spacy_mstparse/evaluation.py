@@ -161,25 +161,14 @@ def make_input_docs(
 
 def parser_tag_inputs(nlp: Language, parsers: Sequence[str]) -> Dict[str, List[str]]:
     """Which token attributes ("POS", "TAG", "MORPH") the parser components'
-    features read, each with the names of the parsers reading it: the
-    ``tag_columns`` / ``use_morph`` of an ``mst_parser``'s feature config,
-    the ``tag_column`` setting of an ``arcstandard_svm``. Other parsers
-    (e.g. spaCy's) are taken to read no tags."""
+    features read (their ``tag_attrs``), each with the names of the parsers
+    reading it. Other parsers (e.g. spaCy's) are taken to read no tags."""
+    from .components.base import DependencyPipe
+
     reads: Dict[str, List[str]] = {}
     for name in parsers:
         proc = nlp.get_pipe(name)
-        attrs = []
-        features = getattr(proc, "features", None)
-        columns = getattr(features, "tag_columns", None)
-        if columns in ("upos", "both"):
-            attrs.append("POS")
-        if columns in ("xpos", "both"):
-            attrs.append("TAG")
-        if getattr(features, "use_morph", False) is True:
-            attrs.append("MORPH")
-        cfg = getattr(proc, "cfg", None)
-        if isinstance(cfg, dict) and cfg.get("tag_column") in ("upos", "xpos"):
-            attrs.append("POS" if cfg["tag_column"] == "upos" else "TAG")
+        attrs = list(proc.tag_attrs) if isinstance(proc, DependencyPipe) else []
         for attr in attrs:
             reads.setdefault(attr, [])
             if name not in reads[attr]:

@@ -147,7 +147,7 @@ class MSTParser(DependencyPipe):
 
     @property
     def tag_attrs(self) -> Tuple[str, ...]:
-        return TAG_COLUMN_ATTRS[self.features.tag_columns]
+        return TAG_COLUMN_ATTRS[self.features.tag_columns] + ("MORPH",) * self.features.use_morph
 
     @property
     def is_initialized(self) -> bool:
