@@ -28,6 +28,7 @@ from ..graph.constraints import Constraints
 from ..graph.explain import WordView, explain_arc, format_explanation
 from ..graph.probabilities import analyse
 
+CONSTRAINT_ATTRS = ("fixed_head", "forbidden_heads")
 for _name in ("head_prob", "dep_prob", "fixed_head", "forbidden_heads"):
     if not Token.has_extension(_name):
         Token.set_extension(_name, default=None)
@@ -65,12 +66,25 @@ def sentence_constraints(doc: Doc, start: int, end: int) -> Optional[Constraints
     return Constraints(end - start, fixed, forbidden, names)
 
 
-def analyse_doc(pipe, doc: Doc, chunks, sentences) -> list:
-    """``SentenceParse`` of every chunk of a doc under the pipe's settings."""
+def has_constraints(doc: Doc) -> bool:
+    """Whether any token of the doc has a fixed or forbidden head set (read
+    from where spaCy keeps token extension values, ``doc.user_data`` keys
+    ``("._.", name, token.idx, None)``, so unconstrained docs cost no
+    per-token look-up)."""
+    return any(isinstance(key, tuple) and len(key) == 4 and key[0] == "._."
+               and key[1] in CONSTRAINT_ATTRS and value is not None
+               for key, value in doc.user_data.items())
+
+
+def analyse_doc(pipe, doc: Doc, chunks) -> list:
+    """``SentenceParse`` of every chunk ``(start, end, continues)`` of a doc
+    under the pipe's settings."""
     cfg = pipe.cfg
+    sentences = pipe.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
+    constrained = has_constraints(doc)
     return [analyse(pipe.graph, sentence, probabilities=cfg["probabilities"],
                     n_best=cfg["n_best"], temperature=cfg["temperature"],
-                    constraints=sentence_constraints(doc, start, end))
+                    constraints=sentence_constraints(doc, start, end) if constrained else None)
             for (start, end, _), sentence in zip(chunks, sentences)]
 
 

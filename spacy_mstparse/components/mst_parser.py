@@ -59,8 +59,7 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.1,
-    "probabilities": False,
-    "n_best": 1,
+    "probabilities": False, "n_best": 1,  # runtime: components/extensions.py
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -86,14 +85,12 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
-    probabilities, n_best: runtime settings: token._.head_prob/dep_prob and the
-        n_best best trees in doc._.parses (components/extensions.py).
     """
     return MSTParser(nlp.vocab, name, decoder=decoder, order=order, learner=learner,
                      features=features, label_buckets=label_buckets,
-                     max_sentence_length=max_sentence_length,
+                     max_sentence_length=max_sentence_length, n_best=n_best,
                      nonprojective_threshold=nonprojective_threshold, scorer=scorer,
-                     probabilities=probabilities, n_best=n_best)
+                     probabilities=probabilities)
 
 
 def _default(key: str):
@@ -118,9 +115,8 @@ class MSTParser(DependencyPipe):
     def __init__(self, vocab: Vocab, name: str = "mst_parser", *, decoder: Optional[str] = None,
                  order: Optional[int] = None, learner=None, features: Optional[FeatureConfig] = None,
                  label_buckets: Optional[int] = None, max_sentence_length: Optional[int] = None,
-                 nonprojective_threshold: Optional[float] = None,
-                 scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
-                 n_best: Optional[int] = None):
+                 nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
+                 scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities}
@@ -264,11 +260,9 @@ class MSTParser(DependencyPipe):
         results = []
         for doc in docs:
             chunks = self.chunk_spans(self.sentence_spans(doc))
-            bounds = [(start, end) for start, end, _ in chunks]
-            if bounds:
+            if chunks:
                 self.check_tags(doc)
-            sentences = self.encoder.encode(doc, bounds)
-            results.append((chunks, extensions.analyse_doc(self, doc, chunks, sentences)))
+            results.append((chunks, extensions.analyse_doc(self, doc, chunks)))
         return results
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
@@ -295,9 +289,7 @@ class MSTParser(DependencyPipe):
             doc.from_array(["HEAD", "DEP"], array)
             extensions.annotate(self, doc, chunks, parses)
 
-    def explain(self, doc: Doc, i: int) -> dict:
-        """Why token i got its head and label: ``components.extensions.explain``."""
-        return extensions.explain(self, doc, i)
+    explain = extensions.explain  # (doc, i): why token i got its head and label
 
     # -- serialization (the table) ----------------------------------------------
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
@@ -349,9 +341,8 @@ class MSTParser(DependencyPipe):
                 raise ValueError(
                     f"[{self.name}] {where} was trained with {key} = {cfg[key]!r}; it cannot "
                     f"change after training (the config asks for {self.cfg[key]!r})")
-        # Learned: the label inventory and the decoder "auto" chose. Runtime
-        # settings (max_sentence_length, probabilities, n_best, decoder when
-        # overridden) keep the config's values; calibrate writes temperature.
+        # Learned: labels, the decoder "auto" chose, temperature (calibrate). Runtime
+        # settings (max_sentence_length, probabilities, n_best) keep the config's.
         for key in ("labels", "root_label", "nonprojective_share", "temperature"):
             if key in cfg:
                 self.cfg[key] = cfg[key]

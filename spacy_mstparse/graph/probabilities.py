@@ -174,11 +174,12 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
         marg = arc_marginals(constraints.masked(arc) if constraints else arc,
                              temperature, projective)
     trees = []
+    words = numpy.arange(1, arc.shape[0])
     for heads in candidates:
-        score = second_order_tree_score(arc, sib, heads)
+        arc_score = float(arc[heads[1:], words].astype("float64").sum())
+        score = second_order_tree_score(arc, sib, heads) if sib is not None else arc_score
         prob = None
         if marg is not None:
-            arc_score = second_order_tree_score(arc, None, heads)
             prob = float(math.exp(min(0.0, arc_score / marg.temperature - marg.log_z)))
         labels = model.label(sentence, heads) if model.labeler is not None else \
             numpy.full(len(heads), -1, dtype="int32")
