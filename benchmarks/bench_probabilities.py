@@ -169,7 +169,7 @@ def main(argv=None):
     from spacy_mstparse.corpus.conll import read_conllu
     from spacy_mstparse.evaluation import make_input_docs
 
-    results = {"command": invocation("benchmarks.bench_probabilities", argv),
+    results = {"command": invocation("bench_probabilities", argv),
                "machine": machine_info(),
                "model": {"train_sentences": args.train_sents, "epochs": args.epochs,
                          "config": "mst_parser defaults (first order, eisner, MIRA k=5)",
