@@ -10,6 +10,8 @@ columns) or that returns an invalid tree. Nothing is written then.
     evaluate  attachment scores and parser speed of a pipeline on a treebank
     parse     parse a CoNLL-U / CoNLL-X / text file, write CoNLL-U
     show      print the parses of a few sentences (and a displaCy SVG)
+    calibrate fit an mst_parser's probability temperature on a dev set
+    explain   the features behind one word's head and label
 """
 import warnings
 from contextlib import contextmanager
@@ -196,3 +198,65 @@ def show_command(
             show(model, input_path, n=n, svg_path=svg, gold_tags=gold_tags)
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
+
+
+@app.command("calibrate")
+def calibrate_command(
+    model: Path = typer.Argument(..., help="Pipeline directory (the temperature is written into it)"),
+    dev_path: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, readable=True, help="Dev CoNLL-U / CoNLL-X file"
+    ),
+    gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the gold tags"),
+    format: ConllFormat = typer.Option(ConllFormat.conllu, "--format", "-f", help="Dev file format"),
+    component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Report only; do not write the model"),
+) -> None:
+    """Fit the temperature of an mst_parser's arc probabilities on a dev set
+    (gold-head log-likelihood) and save it in the model; prints the ECE
+    (15 bins) and accuracy/coverage at head_prob >= 0.9 and 0.99 before and after."""
+    from .calibration import calibrate, format_calibration
+    from .corpus.conll import ConllFormatError
+    from .evaluation import EvaluationError
+
+    try:
+        with warnings_to_stderr():
+            result = calibrate(model, dev_path, gold_tags=gold_tags, fmt=format.value,
+                               component=component, write=not dry_run)
+    except ConllFormatError as err:
+        fail(f"Invalid {format.value} input: {err}")
+    except EvaluationError as err:
+        fail(str(err))
+    except OSError as err:
+        fail(f"Could not read or write a file: {err}")
+    typer.echo(format_calibration(result))
+    if not dry_run:
+        typer.echo(f"\u2714 temperature {result['temperature']:.4g} written to {result['written_to']}")
+
+
+@app.command("explain")
+def explain_command(
+    model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
+    input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="CoNLL-U / CoNLL-X file"),
+    sent: int = typer.Option(1, "--sent", help="Sentence number (1 = the first)"),
+    word: int = typer.Option(..., "--word", help="Word ID in the sentence (1-based, as in CoNLL)"),
+    gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the file's tags"),
+    format: ConllFormat = typer.Option(ConllFormat.conllu, "--format", "-f", help="File format"),
+    top: int = typer.Option(15, "--top", help="Features shown per arc/label (0 = all)"),
+    component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
+) -> None:
+    """Explain an mst_parser's head and label for one word: the features that
+    fired for the chosen and the best competing head / label, with weights."""
+    from .calibration import explain_sentence
+    from .corpus.conll import ConllFormatError
+    from .evaluation import EvaluationError
+    from .graph.explain import format_explanation
+
+    try:
+        with warnings_to_stderr():
+            expl = explain_sentence(model, input_path, sent, word, gold_tags=gold_tags,
+                                    fmt=format.value, component=component)
+    except ConllFormatError as err:
+        fail(f"Invalid {format.value} input: {err}")
+    except (EvaluationError, ValueError) as err:
+        fail(str(err))
+    typer.echo(format_explanation(expl, expl["names"], top=top))

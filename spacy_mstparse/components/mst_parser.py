@@ -33,7 +33,7 @@ from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import DECODERS, GraphModel, GraphTrainer
 from ..scoring import score_parse
-from . import serialization as ser
+from . import extensions, serialization as ser
 from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
 
 # Format 3: the serializer table (cfg JSON, arc and label weights as bitmap +
@@ -59,6 +59,7 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.1,
+    "probabilities": False, "n_best": 1,  # runtime: components/extensions.py
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -71,7 +72,8 @@ DEFAULT_CONFIG = {
 )
 def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
-                    nonprojective_threshold: float, scorer: Optional[Callable]):
+                    nonprojective_threshold: float, scorer: Optional[Callable],
+                    probabilities: bool = False, n_best: int = 1):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -86,8 +88,9 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     """
     return MSTParser(nlp.vocab, name, decoder=decoder, order=order, learner=learner,
                      features=features, label_buckets=label_buckets,
-                     max_sentence_length=max_sentence_length,
-                     nonprojective_threshold=nonprojective_threshold, scorer=scorer)
+                     max_sentence_length=max_sentence_length, n_best=n_best,
+                     nonprojective_threshold=nonprojective_threshold, scorer=scorer,
+                     probabilities=probabilities)
 
 
 def _default(key: str):
@@ -112,20 +115,20 @@ class MSTParser(DependencyPipe):
     def __init__(self, vocab: Vocab, name: str = "mst_parser", *, decoder: Optional[str] = None,
                  order: Optional[int] = None, learner=None, features: Optional[FeatureConfig] = None,
                  label_buckets: Optional[int] = None, max_sentence_length: Optional[int] = None,
-                 nonprojective_threshold: Optional[float] = None,
-                 scorer: Optional[Callable] = score_parse):
+                 nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
+                 scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
-                 "max_sentence_length": max_sentence_length,
-                 "nonprojective_threshold": nonprojective_threshold}
+                 "max_sentence_length": max_sentence_length, "n_best": n_best,
+                 "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         if self.cfg["decoder"] not in (*DECODERS, "auto"):
             raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
                              f"got {self.cfg['decoder']!r}")
         if self.cfg["order"] not in (1, 2):
             raise ValueError(f"[{name}] order must be 1 or 2, got {self.cfg['order']!r}")
-        if self.cfg["max_sentence_length"] < 1:
-            raise ValueError(f"[{name}] max_sentence_length must be >= 1")
-        self.cfg.update(resolved_decoder=None, labels=[], root_label=None)
+        if self.cfg["max_sentence_length"] < 1 or self.cfg["n_best"] < 1:
+            raise ValueError(f"[{name}] max_sentence_length and n_best must be >= 1")
+        self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
         self.learner = _default("learner") if learner is None else learner
@@ -257,11 +260,9 @@ class MSTParser(DependencyPipe):
         results = []
         for doc in docs:
             chunks = self.chunk_spans(self.sentence_spans(doc))
-            bounds = [(start, end) for start, end, _ in chunks]
-            if bounds:
+            if chunks:
                 self.check_tags(doc)
-            parses = self.graph.parse_batch(self.encoder.encode(doc, bounds))
-            results.append((chunks, parses))
+            results.append((chunks, extensions.analyse_doc(self, doc, chunks)))
         return results
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
@@ -286,6 +287,9 @@ class MSTParser(DependencyPipe):
             array[:, 0] = (heads - numpy.arange(len(doc))).astype("uint64")
             array[:, 1] = [self.vocab.strings.add(d) for d in deps]
             doc.from_array(["HEAD", "DEP"], array)
+            extensions.annotate(self, doc, chunks, parses)
+
+    explain = extensions.explain  # (doc, i): why token i got its head and label
 
     # -- serialization (the table) ----------------------------------------------
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
@@ -337,10 +341,9 @@ class MSTParser(DependencyPipe):
                 raise ValueError(
                     f"[{self.name}] {where} was trained with {key} = {cfg[key]!r}; it cannot "
                     f"change after training (the config asks for {self.cfg[key]!r})")
-        # Learned: the label inventory and the decoder "auto" chose. Runtime
-        # settings (max_sentence_length, decoder when overridden) keep the
-        # config's values.
-        for key in ("labels", "root_label", "nonprojective_share"):
+        # Learned: labels, the decoder "auto" chose, temperature (calibrate). Runtime
+        # settings (max_sentence_length, probabilities, n_best) keep the config's.
+        for key in ("labels", "root_label", "nonprojective_share", "temperature"):
             if key in cfg:
                 self.cfg[key] = cfg[key]
         if cfg.get("decoder") == self.cfg["decoder"]:

@@ -49,6 +49,39 @@ cdef inline int bin3(int k) noexcept nogil:
     return k if k < 2 else 2
 
 
+# Readable names of the label templates (``explain``); a tag template of the
+# second tag column is reported with "/tag2".
+LABEL_TEMPLATE_NAMES = {
+    L_BIAS: "bias", L_HW: "h-word", L_CW: "c-word", L_HP: "h-pos", L_CP: "c-pos",
+    L_HWCP: "h-word+c-pos", L_HPCW: "h-pos+c-word", L_HWCW: "h-word+c-word",
+    L_HPCP: "h-pos+c-pos", L_HPCP_DD: "h-pos+c-pos+dir+dist", L_CP_DIR: "c-pos+dir",
+    L_CW_DIR: "c-word+dir", L_DD: "dir+dist", L_CTX_L: "c-pos-1+c-pos+h-pos",
+    L_CTX_R: "c-pos+c-pos+1+h-pos", L_GP: "g-pos+h-pos+c-pos",
+    L_VAL: "c-pos+n-left+n-right", L_LEFTMOST: "c-pos+leftmost-dep-pos",
+    L_RIGHTMOST: "c-pos+rightmost-dep-pos", L_CX: "c-prefix", L_MORPH: "c-morph",
+}
+
+
+cdef void _template_keys(const uint64_t* out, int k, int n_tagsets, bint use_morph,
+                         bint is_long, int32_t* kinds) noexcept nogil:
+    """The template key of each feature ``arc_rows`` emitted, in its order."""
+    cdef int j = 0, t, x
+    cdef int head[6]
+    head[0] = L_BIAS; head[1] = L_HW; head[2] = L_CW; head[3] = L_HWCW
+    head[4] = L_CW_DIR; head[5] = L_DD
+    for x in range(6):
+        kinds[j] = head[x]; j += 1
+    if is_long:
+        kinds[j] = L_CX; j += 1
+    for t in range(n_tagsets):
+        for x in range(L_HP, L_RIGHTMOST + 1):
+            if x in (L_HW, L_CW, L_HWCW, L_CW_DIR, L_DD):
+                continue
+            kinds[j] = 32 * t + x; j += 1
+    while j < k:
+        kinds[j] = L_MORPH; j += 1
+
+
 cdef class ArcLabeler:
     """Hashed multi-class arc label model.
 
@@ -80,7 +113,11 @@ cdef class ArcLabeler:
 
     cdef int arc_rows(self, Sentence s, const int32_t* heads, const int32_t* n_left,
                       const int32_t* n_right, const int32_t* leftmost,
-                      const int32_t* rightmost, int c, uint64_t* out) noexcept nogil:
+                      const int32_t* rightmost, int c, uint64_t* out,
+                      int32_t* kinds=NULL) noexcept nogil:
+        """Weight-row offsets of the features of arc heads[c] -> c in ``out``;
+        with ``kinds``, also each feature's template key (``tagset * 32 +
+        LabelTemplate``, from the emission order below)."""
         cdef int h = heads[c]
         cdef int k = 0, t, m
         cdef int dd = (c - h if c > h else h - c)
@@ -119,6 +156,8 @@ cdef class ArcLabeler:
                 if k >= MAX_FEATS:
                     break
                 out[k] = mix(L_MORPH, s.morph[m]); k += 1
+        if kinds is not NULL:
+            _template_keys(out, k, s.n_tagsets, self.use_morph, s.is_long[c], kinds)
         for m in range(k):
             out[m] = (out[m] & self.mask) * <uint64_t>self.n_labels
         return k
@@ -181,6 +220,53 @@ cdef class ArcLabeler:
                 out[c] = best if best >= 0 else 0
         free(totals)
         return labels
+
+    def label_scores(self, Sentence s, const int32_t[:] heads, const float[::1] weights):
+        """Score of every label for every arc of the tree ``heads``: float64
+        (n+1, n_labels), row c for the arc heads[c] -> c (row 0 zeros). The
+        scores ``predict`` maximises (it skips the root label for non-root
+        words and gives root words the root label)."""
+        if heads.shape[0] != s.n + 1:
+            raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
+        if <uint64_t>weights.shape[0] != self.n_rows * self.n_labels:
+            raise ValueError("weights do not match the labeler's table size")
+        cdef int L = self.n_labels
+        scores = numpy.zeros((s.n + 1, L), dtype="float64")
+        cdef double[:, ::1] out = scores
+        arrays = numpy.zeros((4, s.n + 1), dtype="int32")
+        cdef int32_t[:, ::1] dep = arrays
+        self._dependents(s, heads, &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0])
+        cdef uint64_t rows[MAX_FEATS]
+        cdef int c, k, j, l
+        cdef const float* w = &weights[0]
+        with nogil:
+            for c in range(1, s.n + 1):
+                k = self.arc_rows(s, &heads[0], &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0], c, rows)
+                for j in range(k):
+                    for l in range(L):
+                        out[c, l] += w[rows[j] + l]
+        return scores
+
+    def arc_feature_rows(self, Sentence s, const int32_t[:] heads, int c):
+        """The features of the arc heads[c] -> c in the tree ``heads``:
+        ``(offsets, names)``, offsets (uint64) of their weight rows (the
+        weight of label l is ``weights[offset + l]``) and the template name
+        of each (``LABEL_TEMPLATE_NAMES``, "/tag2" for the second tag column)."""
+        if heads.shape[0] != s.n + 1:
+            raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
+        if not 1 <= c <= s.n:
+            raise ValueError(f"no word {c} in a sentence of {s.n} words")
+        arrays = numpy.zeros((4, s.n + 1), dtype="int32")
+        cdef int32_t[:, ::1] dep = arrays
+        self._dependents(s, heads, &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0])
+        cdef uint64_t rows[MAX_FEATS]
+        cdef int32_t kinds[MAX_FEATS]
+        cdef int k = self.arc_rows(s, &heads[0], &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0],
+                                   c, rows, kinds)
+        offsets = numpy.array([rows[j] for j in range(k)], dtype="uint64")
+        names = [LABEL_TEMPLATE_NAMES[kinds[j] % 32] + ("/tag2" if kinds[j] >= 32 else "")
+                 for j in range(k)]
+        return offsets, names
 
     def update_vector(self, Sentence s, const int32_t[:] heads, const int32_t[:] gold,
                       const int32_t[:] predicted):

@@ -1,0 +1,215 @@
+"""Arc probabilities of ``mst_parser``: calibration, speed, constrained parsing.
+
+Trains a first-order ``mst_parser`` (default config: Eisner, MIRA k=5,
+direction back-off features) on the first ``--train-sents`` sentences of EWT
+train for ``--epochs`` epochs, in process with gold tags, then on EWT dev
+(gold words, sentences and tags):
+
+- calibration: ECE (15 bins) of head_prob against head correctness, and
+  coverage / accuracy at head_prob >= 0.9 and >= 0.99, at T = 1 and at the
+  temperature fitted on dev (in-sample: the ``calibrate`` command), and
+  fitted on the first half of dev and measured on the second (held out);
+- speed: words/s of the pipe with ``probabilities`` off and on (rounds
+  interleaved, median), and with ``n_best = 5``;
+- constrained parsing: UAS with 10% / 30% of the gold heads fixed
+  (``token._.fixed_head``; chosen at random, seed 0) against none, over all
+  words and over the words whose head was not fixed. A sentence whose chosen
+  gold arcs cannot all be in one projective tree is parsed without its
+  constraints and counted.
+
+Writes benchmarks/results/probabilities.json and, if matplotlib is
+installed, the reliability diagram benchmarks/results/probabilities_reliability.png.
+
+    python -m benchmarks.bench_probabilities [--train-sents 4000 --epochs 3]
+"""
+import argparse
+import statistics
+import tempfile
+from pathlib import Path
+
+import numpy
+
+from benchmarks.common import (
+    RESULTS,
+    add_treebank_options,
+    copy_docs,
+    gold_examples,
+    invocation,
+    log,
+    machine_info,
+    numpy_orders,
+    resolve_treebanks,
+    save_results,
+    train_epochs,
+)
+
+THRESHOLDS = (0.9, 0.99)
+
+
+def train_parser(train: Path, n_sents: int, epochs: int):
+    import spacy
+
+    from spacy_mstparse.components import mst_parser  # noqa: F401  (factory)
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mst_parser")
+    examples = gold_examples(train, nlp.vocab, limit=n_sents)
+    nlp.initialize(lambda: examples)
+    seconds = train_epochs(nlp.get_pipe("mst_parser"), examples, epochs, 16, numpy_orders(0))
+    log(f"trained on {len(examples)} sentences, {epochs} epochs, {seconds:.0f} s")
+    return nlp
+
+
+def calibration(parser, gold, docs):
+    from spacy_mstparse.calibration import head_probabilities, scored_sentences
+    from spacy_mstparse.graph.probabilities import (
+        calibration_report,
+        fit_temperature,
+        reliability_bins,
+    )
+
+    items = scored_sentences(parser, gold, docs)
+    fit = lambda part: fit_temperature([(a, g) for a, g, _ in part], True)[0]  # noqa: E731
+    t_all = fit(items)
+    half = len(items) // 2
+    t_half = fit(items[:half])
+    out = {"sentences": len(items), "temperature": t_all, "temperature_first_half": t_half}
+    curves = {}
+    for key, part, t in (("T=1", items, 1.0), ("fitted", items, t_all),
+                         ("held_out_T=1", items[half:], 1.0),
+                         ("held_out_fitted", items[half:], t_half)):
+        probs, correct = head_probabilities(part, t, True)
+        out[key] = calibration_report(probs, correct, THRESHOLDS)
+        if key in ("T=1", "fitted"):
+            curves[key] = reliability_bins(probs, correct)
+    out["reliability"] = curves
+    return out
+
+
+def speed(parser, docs, rounds: int):
+    n_words = sum(len(d) for d in docs)
+    settings = {"off": (False, 1), "on": (True, 1), "n_best=5": (False, 5),
+                "on+n_best=5": (True, 5)}
+    times = {k: [] for k in settings}
+    for _ in range(rounds):
+        for key, (probs, k) in settings.items():
+            parser.cfg["probabilities"], parser.cfg["n_best"] = probs, k
+            copies = copy_docs(docs)
+            import time
+
+            start = time.perf_counter()
+            for _doc in parser.pipe(copies, batch_size=128):
+                pass
+            times[key].append(time.perf_counter() - start)
+    parser.cfg["probabilities"], parser.cfg["n_best"] = False, 1
+    return {key: {"words_per_second": n_words / statistics.median(v), "seconds": v}
+            for key, v in times.items()}
+
+
+def fixed_heads(parser, gold, docs, share: float, seed: int = 0):
+    rs = numpy.random.RandomState(seed)
+    right = total = right_free = total_free = dropped = 0
+    for g, doc in zip(gold, copy_docs(docs)):
+        chosen = set()
+        if share > 0:
+            chosen = {i for i in range(len(doc)) if rs.rand() < share}
+        for i in chosen:
+            doc[i]._.fixed_head = doc[g[i].head.i]
+        try:
+            doc = parser(doc)
+        except ValueError:
+            dropped += 1
+            for i in chosen:
+                doc[i]._.fixed_head = None
+            chosen = set()
+            doc = parser(doc)
+        for i, token in enumerate(doc):
+            ok = token.head.i == g[i].head.i
+            right += ok
+            total += 1
+            if i not in chosen:
+                right_free += ok
+                total_free += 1
+    return {"uas": 100 * right / total, "uas_unfixed_words": 100 * right_free / total_free,
+            "fixed_share": share, "sentences_without_constraints": dropped}
+
+
+def plot(curves, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib is not installed: no reliability plot")
+        return False
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.plot([0, 1], [0, 1], "k:", label="perfect calibration")
+    for key, bins in curves.items():
+        pts = [(b["confidence"], b["accuracy"]) for b in bins if b["count"]]
+        ax.plot(*zip(*pts), "o-", label=f"head_prob, {key}")
+    ax.set_xlabel("head_prob (bin mean)")
+    ax.set_ylabel("head accuracy")
+    ax.set_title("EWT dev, first-order mst_parser")
+    ax.legend()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    return True
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_treebank_options(parser)
+    parser.add_argument("--train-sents", type=int, default=4000)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved speed rounds")
+    parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.json")
+    parser.add_argument("--plot", type=Path, default=RESULTS / "probabilities_reliability.png")
+    args = parser.parse_args(argv)
+    resolve_treebanks(parser, args)
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.evaluation import make_input_docs
+
+    results = {"command": invocation("bench_probabilities", argv),
+               "machine": machine_info(),
+               "model": {"train_sentences": args.train_sents, "epochs": args.epochs,
+                         "config": "mst_parser defaults (first order, eisner, MIRA k=5)",
+                         "input": "gold words, sentences and UPOS/XPOS"}}
+    nlp = train_parser(args.train, args.train_sents, args.epochs)
+    with tempfile.TemporaryDirectory() as tmp:  # parse with the saved model, as users do
+        nlp.to_disk(Path(tmp) / "model")
+        import spacy
+
+        nlp = spacy.load(Path(tmp) / "model")
+    pipe = nlp.get_pipe("mst_parser")
+    gold = list(read_conllu(args.dev, nlp.vocab))
+    docs = make_input_docs(gold, nlp.vocab, gold_tags=True)
+    log(f"dev: {len(docs)} sentences, {sum(len(d) for d in docs)} words")
+    results["calibration"] = calibration(pipe, gold, docs)
+    log("calibration done")
+    results["speed"] = speed(pipe, docs, args.rounds)
+    log("speed done")
+    results["fixed_heads"] = {f"{int(100 * s)}%": fixed_heads(pipe, gold, docs, s)
+                              for s in (0.0, 0.1, 0.3)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    curves = results["calibration"]["reliability"]
+    if plot(curves, args.plot):
+        results["plot"] = str(args.plot.relative_to(args.out.parent.parent.parent)
+                              if args.plot.is_relative_to(args.out.parent.parent.parent)
+                              else args.plot.name)
+    save_results(results, args.out)
+    cal = results["calibration"]
+    for key in ("T=1", "fitted", "held_out_T=1", "held_out_fitted"):
+        r = cal[key]
+        print(f"{key:>16}: ECE {100 * r['ece']:.2f}%  acc {100 * r['accuracy']:.2f}%  "
+              + "  ".join(f">={t}: cov {100 * r[f'coverage@{t}']:.1f}% "
+                          f"acc {100 * r[f'accuracy@{t}']:.2f}%" for t in THRESHOLDS))
+    print(f"T fitted = {cal['temperature']:.4g} (first half: {cal['temperature_first_half']:.4g})")
+    for key, v in results["speed"].items():
+        print(f"speed {key:>12}: {v['words_per_second']:.0f} words/s")
+    for key, v in results["fixed_heads"].items():
+        print(f"fixed {key:>4}: UAS {v['uas']:.2f}, unfixed words {v['uas_unfixed_words']:.2f}, "
+              f"sentences without constraints {v['sentences_without_constraints']}")
+
+
+if __name__ == "__main__":
+    main()

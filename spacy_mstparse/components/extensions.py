@@ -1,0 +1,140 @@
+"""spaCy glue of the ``mst_parser`` extras: arc probabilities, k-best parses,
+constraints and explanations (the work is in ``spacy_mstparse.graph``:
+``probabilities``, ``constraints``, ``explain``).
+
+Extension attributes, registered on import (spaCy-style, default None):
+
+- ``token._.head_prob``: probability of the token's predicted head (arc
+  marginal, ``probabilities = true``); ``token._.dep_prob``: probability of
+  its label given the arc (softmax of the label scores).
+- ``doc._.arc_probs``: per parsed sentence (chunk), ``(start, marginals)``:
+  the first token's index and the float64 (n+1, n+1) marginal matrix,
+  ``marginals[h, c]`` for head position h (0 = root, i = token start+i-1) of
+  word c; every word's column sums to 1.
+- ``doc._.parses``: per parsed sentence (chunk), with ``n_best > 1``, the up
+  to n_best best distinct trees, best first, each a dict ``{"heads": [token
+  index of each word's head (the word itself for the root)], "deps":
+  [labels], "score": tree score, "prob": p(tree) or None}``; the first is
+  the tree written to ``token.head`` / ``token.dep_``.
+- ``token._.fixed_head`` (input): a Token of the same sentence (the token
+  itself: the root) that must be its head; ``token._.forbidden_heads``
+  (input): Tokens that must not be its head.
+"""
+from typing import List, Optional
+
+from spacy.tokens import Doc, Token
+
+from ..graph.constraints import Constraints
+from ..graph.explain import WordView, explain_arc, format_explanation
+from ..graph.probabilities import analyse
+
+CONSTRAINT_ATTRS = ("fixed_head", "forbidden_heads")
+for _name in ("head_prob", "dep_prob", "fixed_head", "forbidden_heads"):
+    if not Token.has_extension(_name):
+        Token.set_extension(_name, default=None)
+for _name in ("parses", "arc_probs"):
+    if not Doc.has_extension(_name):
+        Doc.set_extension(_name, default=None)
+
+
+def _token_name(token: Token) -> str:
+    return f"'{token.text}' (token {token.i})"
+
+
+def sentence_constraints(doc: Doc, start: int, end: int) -> Optional[Constraints]:
+    """The fixed and forbidden heads of the words doc[start:end] as positions
+    (1..n, 0 the root), or None when there are none."""
+    fixed, forbidden = {}, []
+    for token in doc[start:end]:
+        head, banned = token._.fixed_head, token._.forbidden_heads
+        for other in ([head] if head is not None else []) + list(banned or []):
+            if not isinstance(other, Token) or other.doc is not doc:
+                raise ValueError(f"the fixed/forbidden heads of {_token_name(token)} must be "
+                                 f"Tokens of the same Doc, got {other!r}")
+            if not start <= other.i < end:
+                raise ValueError(
+                    f"the fixed/forbidden head {_token_name(other)} of {_token_name(token)} "
+                    f"is outside its sentence (tokens {start}..{end - 1}; sentences longer "
+                    "than max_sentence_length are parsed in chunks)")
+        c = token.i - start + 1
+        if head is not None:
+            fixed[c] = 0 if head.i == token.i else head.i - start + 1
+        forbidden.extend((0 if b.i == token.i else b.i - start + 1, c) for b in banned or [])
+    if not fixed and not forbidden:
+        return None
+    names = ["the root"] + [_token_name(t) for t in doc[start:end]]
+    return Constraints(end - start, fixed, forbidden, names)
+
+
+def has_constraints(doc: Doc) -> bool:
+    """Whether any token of the doc has a fixed or forbidden head set (read
+    from where spaCy keeps token extension values, ``doc.user_data`` keys
+    ``("._.", name, token.idx, None)``, so unconstrained docs cost no
+    per-token look-up)."""
+    return any(isinstance(key, tuple) and len(key) == 4 and key[0] == "._."
+               and key[1] in CONSTRAINT_ATTRS and value is not None
+               for key, value in doc.user_data.items())
+
+
+def analyse_doc(pipe, doc: Doc, chunks) -> list:
+    """``SentenceParse`` of every chunk ``(start, end, continues)`` of a doc
+    under the pipe's settings."""
+    cfg = pipe.cfg
+    sentences = pipe.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
+    constrained = has_constraints(doc)
+    return [analyse(pipe.graph, sentence, probabilities=cfg["probabilities"],
+                    n_best=cfg["n_best"], temperature=cfg["temperature"],
+                    constraints=sentence_constraints(doc, start, end) if constrained else None)
+            for (start, end, _), sentence in zip(chunks, sentences)]
+
+
+def annotate(pipe, doc: Doc, chunks, parses) -> None:
+    """Write probabilities and k-best lists (when asked for) into the doc."""
+    labels = pipe.cfg["labels"]
+    if pipe.cfg["probabilities"]:
+        arc_probs = []
+        for (start, end, _), parse in zip(chunks, parses):
+            for c, token in enumerate(doc[start:end], 1):
+                token._.head_prob = float(parse.head_probs[c])
+                token._.dep_prob = (float(parse.label_probs[c])
+                                    if parse.label_probs is not None else None)
+            arc_probs.append((start, parse.marginals.probs))
+        doc._.arc_probs = arc_probs
+    if pipe.cfg["n_best"] > 1:
+        doc._.parses = [
+            [{"heads": [start + c - 1 if h == 0 else start + int(h) - 1
+                        for c, h in enumerate(tree.heads[1:], 1)],
+              "deps": [labels[l] if l >= 0 else "" for l in tree.labels[1:]],
+              "score": tree.score, "prob": tree.prob} for tree in parse.trees]
+            for (start, end, _), parse in zip(chunks, parses)]
+
+
+def word_view(pipe, doc: Doc, start: int, end: int) -> WordView:
+    """What the explanation shows of doc[start:end] (root at position 0)."""
+    span = doc[start:end]
+    columns = {"POS": lambda t: t.pos_, "TAG": lambda t: t.tag_}
+    tags = [["<root>"] + [columns[a](t) for t in span] for a in pipe.tag_attrs]
+    morphs = [[]] + [[f for f in str(t.morph).split("|") if f] for t in span]
+    return WordView(["<root>"] + [t.lower_ for t in span], tags, morphs)
+
+
+def explain(pipe, doc: Doc, i: int) -> dict:
+    """The explanation of token i's head and label (``graph.explain``), with
+    positions also as token indices (``token``, ``head/competitor.token``;
+    None = the root) and the readable text under ``"text"``."""
+    if not 0 <= i < len(doc):
+        raise ValueError(f"no token {i} in a doc of {len(doc)} tokens")
+    pipe.prediction_weights()
+    chunks = pipe.chunk_spans(pipe.sentence_spans(doc))
+    start, end, _ = next(ch for ch in chunks if ch[0] <= i < ch[1])
+    sentence = pipe.encoder.encode(doc, [(start, end)])[0]
+    expl = explain_arc(pipe.graph, sentence, word_view(pipe, doc, start, end), i - start + 1,
+                       sentence_constraints(doc, start, end))
+    for part in (expl["head"], expl["competitor"]):
+        if part is not None:
+            part["token"] = None if part["position"] == 0 else start + part["position"] - 1
+    expl["token"] = i
+    names: List[str] = ["ROOT"] + [f"{t.text}/{t.i}" for t in doc[start:end]]
+    expl["names"] = names
+    expl["text"] = format_explanation(expl, names)
+    return expl

@@ -1,0 +1,221 @@
+"""Arc probabilities, k-best parses and calibration (graph.probabilities,
+the mst_parser settings ``probabilities`` / ``n_best``, ``calibrate``).
+
+Against brute force where it is cheap (tree probabilities over all trees of a
+short sentence sum to 1; the temperature fitted on trees sampled from a
+known distribution recovers it; ECE on a hand-computed case) and by
+consistency on the trained sample pipeline (columns of the marginals sum to
+1, head_prob is the marginal of the predicted arc, dep_prob the softmax of
+the label scores, the k-best trees are distinct, sorted, the first is the
+1-best parse), and the calibrate command writes T into a model that reloads
+with it."""
+import json
+import shutil
+
+import numpy as np
+import pytest
+from test_decoders import enumerate_trees
+
+from spacy_mstparse.graph.probabilities import (
+    arc_marginals,
+    calibration_report,
+    expected_calibration_error,
+    fit_temperature,
+    label_probabilities,
+)
+
+PROB_CONFIG = {"components": {"mst_parser": {"probabilities": True, "n_best": 5}}}
+
+
+def test_ece_by_hand():
+    probs = [0.95, 0.95, 0.55, 0.55, 0.55, 0.05]
+    correct = [True, False, True, True, False, False]
+    # bins: 0.95 -> acc 0.5 (|0.5-0.95| * 2), 0.55 -> acc 2/3, 0.05 -> acc 0
+    expected = (2 * 0.45 + 3 * abs(2 / 3 - 0.55) + 1 * 0.05) / 6
+    assert expected_calibration_error(probs, correct, 15) == pytest.approx(expected)
+    report = calibration_report(probs, correct, (0.9, 0.5))
+    assert report["coverage@0.9"] == pytest.approx(2 / 6)
+    assert report["accuracy@0.9"] == pytest.approx(0.5)
+    assert report["accuracy@0.5"] == pytest.approx(3 / 5)
+
+
+def test_label_probabilities_softmax_without_the_root_label():
+    scores = np.array([[0, 0, 0], [1.0, 2.0, 0.0], [3.0, 0.0, 1.0]])
+    heads = np.array([-1, 2, 0])
+    labels = np.array([-1, 1, 0])
+    p = label_probabilities(scores, labels, heads, root_label=0)
+    assert p[1] == pytest.approx(np.exp(2) / (np.exp(2) + np.exp(0)))  # label 0 excluded
+    assert p[2] == 1.0  # the root word's label is fixed
+
+
+def test_fitted_temperature_recovers_the_sampling_temperature():
+    rs = np.random.RandomState(0)
+    n, true_t = 4, 2.0
+    trees, single, proj, arcs = enumerate_trees(n)
+    keep = single & proj
+    trees, arcs = trees[keep], arcs[keep]
+    items = []
+    for _ in range(400):
+        arc = (rs.randn(n + 1, n + 1) * 3).astype(np.float32)
+        values = arc.astype(np.float64).ravel()[arcs].sum(axis=1) / true_t
+        p = np.exp(values - values.max())
+        gold = trees[rs.choice(len(trees), p=p / p.sum())].astype(np.int32)
+        gold[0] = -1
+        items.append((arc, gold))
+    t, loglik = fit_temperature(items, projective=True)
+    assert 1.6 < t < 2.5
+    # the optimum beats its neighbours
+    from spacy_mstparse.graph.probabilities import head_log_likelihood
+
+    assert loglik >= head_log_likelihood(items, t * 1.5, True)
+    assert loglik >= head_log_likelihood(items, t / 1.5, True)
+
+
+def test_nonprojective_marginals_fall_back_to_a_higher_temperature():
+    rs = np.random.RandomState(1)
+    n = 30
+    arc = (rs.randn(n + 1, n + 1) * 200).astype(np.float32)
+    marg = arc_marginals(arc, 0.01, projective=False)
+    assert marg.temperature >= 0.01
+    np.testing.assert_allclose(marg.probs[:, 1:].sum(axis=0), 1.0, atol=1e-6)
+
+
+# -- the component --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def loaded(trained_pipeline, sample_dev):
+    import spacy
+
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.evaluation import make_input_docs
+
+    plain = spacy.load(trained_pipeline)
+    nlp = spacy.load(trained_pipeline, config=PROB_CONFIG)
+    gold = list(read_conllu(sample_dev, nlp.vocab))[:60]
+    docs = make_input_docs(gold, nlp.vocab, gold_tags=True)
+    return plain, nlp, docs
+
+
+def copies(docs):
+    from spacy.tokens import Doc
+
+    return [Doc(d.vocab).from_bytes(d.to_bytes()) for d in docs]
+
+
+def test_settings_are_runtime_settings(loaded):
+    plain, nlp, _ = loaded
+    assert nlp.get_pipe("mst_parser").cfg["probabilities"] is True
+    assert nlp.get_pipe("mst_parser").cfg["n_best"] == 5
+    assert plain.get_pipe("mst_parser").cfg["probabilities"] is False
+    assert plain.get_pipe("mst_parser").cfg["n_best"] == 1
+
+
+def test_head_and_dep_probabilities(loaded):
+    plain, nlp, docs = loaded
+    parser = nlp.get_pipe("mst_parser")
+    for doc, free in zip(parser.pipe(copies(docs)), plain.get_pipe("mst_parser").pipe(copies(docs))):
+        assert [t.head.i for t in doc] == [t.head.i for t in free]
+        assert [t.dep_ for t in doc] == [t.dep_ for t in free]
+        assert free[0]._.head_prob is None and free._.parses is None
+        (start, probs), = doc._.arc_probs
+        n = len(doc)
+        assert probs.shape == (n + 1, n + 1)
+        np.testing.assert_allclose(probs[:, 1:].sum(axis=0), 1.0, atol=1e-6)
+        for c, token in enumerate(doc, 1):
+            h = 0 if token.head.i == token.i else token.head.i - start + 1
+            assert token._.head_prob == pytest.approx(probs[h, c])
+            assert 0.0 < token._.dep_prob <= 1.0
+    # dep_prob is the softmax of the label scores, whose argmax is the label
+    doc = docs[0]
+    sentence = parser.encoder.encode(doc, [(0, len(doc))])[0]
+    heads, labels = parser.graph.parse(sentence)
+    scores = parser.graph.labeler.label_scores(sentence, heads, parser.graph.label_weights)
+    root = parser.graph.root_label_id
+    for c in range(1, len(heads)):
+        if heads[c] != 0:
+            allowed = np.delete(np.arange(scores.shape[1]), root)
+            assert labels[c] == allowed[np.argmax(scores[c, allowed])]
+
+
+def test_n_best_parses(loaded):
+    _, nlp, docs = loaded
+    n_multi = 0
+    for doc in nlp.get_pipe("mst_parser").pipe(copies(docs)):
+        (parses,) = doc._.parses
+        assert 1 <= len(parses) <= 5
+        n_multi += len(parses) > 1
+        assert parses[0]["heads"] == [t.head.i for t in doc]
+        assert parses[0]["deps"] == [t.dep_ for t in doc]
+        scores = [p["score"] for p in parses]
+        assert scores == sorted(scores, reverse=True)
+        assert len({tuple(p["heads"]) for p in parses}) == len(parses)
+        probs = [p["prob"] for p in parses]
+        assert all(0.0 <= p <= 1.0 for p in probs) and sum(probs) <= 1.0 + 1e-9
+        assert probs == sorted(probs, reverse=True)
+    assert n_multi > 10
+
+
+def test_tree_probabilities_of_all_trees_sum_to_one(trained_pipeline):
+    import spacy
+    from spacy.tokens import Doc
+
+    nlp = spacy.load(trained_pipeline, config={"components": {"mst_parser": {
+        "probabilities": True, "n_best": 1000}}})
+    words = ["The", "dog", "saw", "a", "cat"]
+    doc = Doc(nlp.vocab, words=words, pos=["DET", "NOUN", "VERB", "DET", "NOUN"],
+              tags=["DT", "NN", "VBD", "DT", "NN"])
+    doc = nlp.get_pipe("mst_parser")(doc)
+    trees, single, proj, _ = enumerate_trees(len(words))
+    (parses,) = doc._.parses
+    assert len(parses) == int((single & proj).sum())
+    assert sum(p["prob"] for p in parses) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_calibrate_writes_the_temperature(trained_pipeline, sample_dev, tmp_path):
+    import spacy
+
+    from spacy_mstparse.calibration import calibrate
+
+    model = tmp_path / "model"
+    shutil.copytree(trained_pipeline, model)
+    result = calibrate(model, sample_dev, gold_tags=True)
+    t = result["temperature"]
+    assert t > 0 and t != 1.0
+    assert result["after"]["words"] == result["before"]["words"] > 100
+    # the fitted T cannot be worse in log-likelihood than T = 1
+    cfg = json.loads((model / "mst_parser" / "cfg").read_text())
+    assert cfg["temperature"] == pytest.approx(t)
+    nlp = spacy.load(model, config=PROB_CONFIG)
+    assert nlp.get_pipe("mst_parser").cfg["temperature"] == pytest.approx(t)
+    # the probabilities use it
+    from spacy.tokens import Doc
+
+    doc = Doc(nlp.vocab, words=["I", "like", "green", "tea"], pos=["PRON", "VERB", "ADJ", "NOUN"],
+              tags=["PRP", "VBP", "JJ", "NN"])
+    parser = nlp.get_pipe("mst_parser")
+    doc = parser(doc)
+    arc, _ = parser.graph.scores(parser.encoder.encode(doc, [(0, 4)])[0])
+    expected = arc_marginals(arc, t, True).probs
+    assert doc[3]._.head_prob == pytest.approx(expected[doc[3].head.i + 1, 4])
+
+
+def test_calibrate_and_explain_cli(trained_pipeline, sample_dev, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_mstparse.cli import app
+
+    model = tmp_path / "model"
+    shutil.copytree(trained_pipeline, model)
+    runner = CliRunner()
+    result = runner.invoke(app, ["calibrate", str(model), str(sample_dev), "--gold-tags"])
+    assert result.exit_code == 0, result.output
+    assert "ECE" in result.output and ">= 0.99: coverage" in result.output
+    assert "temperature" in json.loads((model / "mst_parser" / "cfg").read_text())
+    bad = runner.invoke(app, ["calibrate", str(model / "nothing"), str(sample_dev)])
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    result = runner.invoke(app, ["explain", str(model), str(sample_dev), "--sent", "2",
+                                 "--word", "2", "--gold-tags"])
+    assert result.exit_code == 0, result.output
+    assert "head" in result.output and "dir=" in result.output
+    bad = runner.invoke(app, ["explain", str(model), str(sample_dev), "--sent", "100000",
+                              "--word", "1"])
+    assert bad.exit_code == 1 and "--sent must be" in bad.output
