@@ -241,11 +241,21 @@ cdef class OneVsRestSVM:
         return self.averaged_weights()
 
     def set_weights(self, weights, t):
-        """Start from the given weights w as if after t steps (warm start);
-        averaging restarts at step t."""
-        weights = numpy.asarray(weights, dtype="float64")
+        """Start from the given weights w as if after t steps (warm start):
+        S = w lambda t, computed in float64 a block of rows at a time (no
+        float64 copy of a large table); averaging restarts at step t."""
+        weights = numpy.asarray(weights)
+        if weights.shape != (self.n_buckets, self.n_classes):
+            raise ValueError(
+                f"weights have shape {weights.shape}, expected ({self.n_buckets}, {self.n_classes})"
+            )
         self.t = int(t)
-        self._set_table((weights * (self.lam * self.t)).astype("float32"))
+        factor = self.lam * self.t
+        table = numpy.empty((self.n_buckets, self.n_classes), dtype="float32")
+        block = max(1, (1 << 20) // self.n_classes)
+        for start in range(0, self.n_buckets, block):
+            table[start : start + block] = weights[start : start + block].astype("float64") * factor
+        self._set_table(table)
         self._reset_average()
 
     def get_state(self):
