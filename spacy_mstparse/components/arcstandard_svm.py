@@ -41,13 +41,15 @@ State, in three dicts (saved together as the JSON part ``cfg``):
 Saved parts (model format 2; the same names on disk and in ``to_bytes``):
 ``cfg`` (JSON: format header, ``settings``, ``inventory``, ``progress``),
 ``weights.npz`` (the prediction weights, n_buckets x classes float32, as a
-bitmap of the non-zero entries plus their values: on EWT about 4% of the
-table is non-zero, 9 MB instead of 118 MB) and ``lexicon.npz``. Format 1
-(one flat ``cfg`` and dense ``weights.npy``, ``vocab.npy``, ``valence.npy``,
-``pairs.npy``; in bytes a msgpack of the cfg dict and the arrays) still
-loads. After loading, the parser predicts with the saved weights; the
-trainable SVMs are built from them (a warm start, S = w lambda t) only when
-``update()`` is called.
+bitmap of the non-zero rows plus a bitmap of those rows' non-zero entries
+and their values: on EWT 2/3 of the rows and 4% of the entries are non-zero,
+10 MB instead of 118 MB) and ``lexicon.npz``. Format 1 (one flat ``cfg`` and
+dense ``weights.npy``, ``vocab.npy``, ``valence.npy``, ``pairs.npy``; in
+bytes a msgpack of the cfg dict and the arrays) still loads. After loading,
+the parser predicts with exactly the saved weights, kept as their non-zero
+rows plus a row index (``transition.svm.compact_svm``); the trainable SVMs
+are built from them (a warm start, S = w lambda t) only when ``update()``
+is called.
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
@@ -69,6 +71,7 @@ from ..transition.features import ALL_GROUPS, ROOT_WORD, UNK_WORD, group_mask, p
 from ..transition.parser import ArcStandardModel
 from ..transition.svm import OneVsRestSVM
 from ..transition.svm import _rebuild as rebuild_svm
+from ..transition.svm import compact_svm
 from . import serialization
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .serialization import ModelDataError
@@ -199,7 +202,7 @@ class ArcStandardSVM(DependencyPipe):
     READS_FORMATS = (1, 2)
     LEGACY_PARTS = LEGACY_ARRAYS
     # Rebuilt by from_bytes when unpickling (pickling goes through to_bytes).
-    TRANSIENT_ATTRS = ("_svm", "_model", "_pred_model", "_pred_weights", "_label_cache",
+    TRANSIENT_ATTRS = ("_svm", "_model", "_pred_model", "_pred_svm", "_label_cache",
                        "_vocab_ids", "_valence", "_pairs")
 
     def __init__(
@@ -262,7 +265,9 @@ class ArcStandardSVM(DependencyPipe):
         self._svm: Optional[OneVsRestSVM] = None
         self._model: Optional[ArcStandardModel] = None
         self._pred_model: Optional[ArcStandardModel] = None
-        self._pred_weights: Optional[numpy.ndarray] = None
+        # what the parser predicts with: the prediction weights as a dense
+        # SVM, or (after loading) a compact one of the non-zero rows
+        self._pred_svm: Optional[OneVsRestSVM] = None
         self._label_cache = None
         self._counts = Counter()
         self._warned = set()
@@ -275,7 +280,7 @@ class ArcStandardSVM(DependencyPipe):
 
     @property
     def is_initialized(self) -> bool:
-        return self._svm is not None or self._pred_weights is not None
+        return self._svm is not None or self._pred_svm is not None
 
     # -- labels, classes, lexicon --------------------------------------------
     @property
@@ -497,7 +502,7 @@ class ArcStandardSVM(DependencyPipe):
         self._svm = OneVsRestSVM(
             self.cfg["n_buckets"], len(classes), self.cfg["lam"], self.cfg["average"]
         )
-        self._model = self._pred_model = self._pred_weights = None
+        self._model = self._pred_model = self._pred_svm = None
 
     def _require_initialized(self) -> None:
         if not self.is_initialized:
@@ -526,7 +531,7 @@ class ArcStandardSVM(DependencyPipe):
         (warm start: S = w lambda t with the saved t, averaging restarted)."""
         if self._svm is None:
             self._require_initialized()
-            weights = self._pred_weights
+            weights = self._pred_svm.dense_table()
             svm = OneVsRestSVM(weights.shape[0], weights.shape[1], self.cfg["lam"],
                                self.cfg["average"])
             svm.set_weights(weights, max(1, int(self.progress["svm_t"])))
@@ -543,22 +548,25 @@ class ArcStandardSVM(DependencyPipe):
     def prediction_weights(self) -> numpy.ndarray:
         """The weights w the parser predicts with ((n_buckets, n_classes)
         float32): the average of the SVM iterates with ``average``, else the
-        last iterate; computed once after each round of updates."""
-        if self._pred_weights is None:
-            self._require_initialized()
-            self._pred_weights = self._svm.prediction_weights()
-        return self._pred_weights
+        last iterate; computed once after each round of updates (a new
+        array if the loaded parser keeps only the non-zero rows)."""
+        return self._prediction_svm().dense_table()
 
-    @property
-    def predictor(self) -> ArcStandardModel:
-        if self._pred_model is None:
-            weights = self.prediction_weights()
-            svm = rebuild_svm(
+    def _prediction_svm(self) -> OneVsRestSVM:
+        if self._pred_svm is None:
+            self._require_initialized()
+            weights = self._svm.prediction_weights()
+            self._pred_svm = rebuild_svm(
                 weights.shape[0], weights.shape[1], self.cfg["lam"],
                 {"table": weights, "t": max(1, int(self.progress["svm_t"])),
                  "lam": self.cfg["lam"]},
             )
-            self._pred_model = self._make_model(svm)
+        return self._pred_svm
+
+    @property
+    def predictor(self) -> ArcStandardModel:
+        if self._pred_model is None:
+            self._pred_model = self._make_model(self._prediction_svm())
         return self._pred_model
 
     # -- training ---------------------------------------------------------------
@@ -585,7 +593,7 @@ class ArcStandardSVM(DependencyPipe):
                 logger.info("[%s] training has converged; update() does nothing", self.name)
             return losses
         model = self.transition_model
-        self._pred_model = self._pred_weights = None
+        self._pred_model = self._pred_svm = None
         label_ids = {label: i for i, label in enumerate(self.inventory["labels"])}
         left_class = {l: c for c, (m, l) in enumerate(self.inventory["classes"]) if m == "L"}
         right_class = {l: c for c, (m, l) in enumerate(self.inventory["classes"]) if m == "R"}
@@ -726,8 +734,8 @@ class ArcStandardSVM(DependencyPipe):
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
         return {
             "cfg": lambda: serialization.dump_json(self._saved_cfg()),
-            "weights.npz": lambda: serialization.dump_sparse_vector(
-                self.prediction_weights().reshape(-1)
+            "weights.npz": lambda: serialization.dump_sparse_rows(
+                self._prediction_svm().table, self._prediction_svm().row_index
             ),
             "lexicon.npz": lambda: serialization.dump_arrays(
                 vocab=self._vocab_ids, valence=self._valence, pairs=self._pairs
@@ -766,6 +774,7 @@ class ArcStandardSVM(DependencyPipe):
         if version == 1:
             arrays = {key: _legacy_array(parts, key, where) for key in LEGACY_ARRAYS}
             weights, lexicon = arrays.pop("weights"), arrays
+            pred_svm = None
             if weights is not None:
                 weights = numpy.ascontiguousarray(weights, dtype="float32")
                 if weights.shape != shape:
@@ -773,28 +782,32 @@ class ArcStandardSVM(DependencyPipe):
                         f"{where('weights.npy')}: SVM weights have shape {weights.shape}, "
                         f"expected {shape}"
                     )
+                pred_svm = rebuild_svm(shape[0], shape[1], settings["lam"], {
+                    "table": weights, "t": max(1, int(progress["svm_t"])), "lam": settings["lam"]})
             if any(value is None for value in lexicon.values()):
                 lexicon = None
         else:
-            weights = lexicon = None
+            pred_svm = lexicon = None
             if "weights.npz" in parts:
-                weights = serialization.load_sparse_vector(  # frees the bytes early
+                rows, index = serialization.load_sparse_rows(  # frees the bytes early
                     parts.pop("weights.npz"), where("weights.npz"), shape
                 )
+                pred_svm = compact_svm(rows, index, settings["lam"], max(1, int(progress["svm_t"])))
             if "lexicon.npz" in parts:
                 lexicon = serialization.load_arrays(
                     parts["lexicon.npz"], where("lexicon.npz"), ("vocab", "valence", "pairs")
                 )
         names = {"weights": "weights.npz", "lexicon": "lexicon.npz"} if version > 1 else {
             "weights": "weights.npy", "lexicon": "vocab.npy"}
-        if weights is None:
+        if pred_svm is None:
             if not self.is_initialized:
                 self._require_part(parts, names["weights"], where)
-            weights = self.prediction_weights()
-            if weights.shape != shape:
+            pred_svm = self._prediction_svm()
+            if (pred_svm.n_buckets, pred_svm.n_classes) != shape:
                 raise ValueError(
-                    f"[{self.name}] the component's weights ({weights.shape}) do not fit the "
-                    f"loaded settings and classes {shape}: load the weights as well"
+                    f"[{self.name}] the component's weights ({pred_svm.n_buckets}, "
+                    f"{pred_svm.n_classes}) do not fit the loaded settings and classes {shape}: "
+                    "load the weights as well"
                 )
         if lexicon is None:
             if not self.is_initialized:
@@ -802,14 +815,14 @@ class ArcStandardSVM(DependencyPipe):
             lexicon = {"vocab": self._vocab_ids, "valence": self._valence, "pairs": self._pairs}
         vocab_ids, valence, pairs = _checked_lexicon(lexicon, inventory, where(names["lexicon"]))
         # everything read and checked: replace the state
-        keep_svm = weights is self._pred_weights and self._svm is not None
+        keep_svm = pred_svm is self._pred_svm and self._svm is not None
         self.cfg.update(settings)
         self.inventory = inventory
         self.progress = progress
         self._set_lexicon(vocab_ids, valence, pairs)
         if not keep_svm:
             self._svm = None  # built from the weights when training goes on
-        self._pred_weights = weights
+        self._pred_svm = pred_svm
         self._model = self._pred_model = None
         self._label_cache = None
 
