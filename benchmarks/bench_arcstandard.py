@@ -53,6 +53,8 @@ Usage::
 
     .venv/bin/python benchmarks/bench_arcstandard.py --snapshot
     .venv/bin/python benchmarks/bench_arcstandard.py --sections ablation --quick
+    .venv/bin/python benchmarks/bench_arcstandard.py --sections size \
+        --output benchmarks/work/arcstandard/size.json --size-models OLD_PIPELINE_DIR
 """
 import argparse
 import datetime
