@@ -28,7 +28,13 @@ Sections (``--sections``, default all, in this order):
 * ``speed``: the same three models in one process, ``--speed-runs``
   interleaved rounds of ``component.pipe`` over dev; per-round speed ratios
   to first-order ``mst_parser`` (less sensitive to other jobs on the
-  machine than separate processes minutes apart).
+  machine than separate processes minutes apart);
+* ``size``: the saved size of the full-train default model (the component's
+  directory, per file) and the peak RSS of ``spacy.load`` of it in a fresh
+  subprocess (``--worker load``: the child's peak RSS from ``wait4``, and its
+  peak after the imports alone, before loading), ``--speed-runs`` times,
+  median kept; ``--size-models DIR,...`` measures further pipelines the same
+  way (e.g. one saved by an older release, for comparison).
 
 Every arc-standard model is trained by a worker subprocess
 (``--worker train``) with the component's own training loop (shuffled
@@ -47,6 +53,8 @@ Usage::
 
     .venv/bin/python -m benchmarks.bench_arcstandard --snapshot
     .venv/bin/python -m benchmarks.bench_arcstandard --sections ablation --quick
+    .venv/bin/python -m benchmarks.bench_arcstandard --sections size \
+        --output benchmarks/work/arcstandard/size.json --size-models OLD_PIPELINE_DIR
 """
 import argparse
 import datetime
@@ -63,7 +71,8 @@ from benchmarks.common import DEFAULT_DEV, DEFAULT_TRAIN, REPO_ROOT, RESULTS
 WORK = common.WORK / "arcstandard"
 DEFAULT_OUTPUT = RESULTS / "arcstandard.json"
 ALL_GROUPS = ["1w", "2w", "3w", "dep", "wd", "ic"]
-SECTIONS = ("ablation", "lambda", "curve", "errors", "mst", "variants", "compare", "speed")
+SECTIONS = ("ablation", "lambda", "curve", "errors", "mst", "variants", "compare", "speed",
+            "size")
 # departures from the seed, each switched back alone on full train (lambda 1e-5)
 VARIANTS = ({"word_distance": "value"}, {"average": False}, {"rare_word_cutoff": 50},
             {"nonprojective": "drop"})
@@ -117,23 +126,23 @@ def worker_train(args) -> None:
     train_seconds = time.perf_counter() - start
     parser.prediction_weights()
     nlp.to_disk(args.model_out)
-    cfg = parser.cfg
+    inventory = parser.inventory
     result = {
         "train_sents": len(examples),
         "config": config,
         "epochs": epochs,
         "converged": parser.converged,
-        "error_history": cfg["error_history"],
+        "error_history": parser.progress["error_history"],
         "wrong_transitions_per_epoch": losses_per_epoch,
         "init_seconds": init_seconds,
         "train_seconds": train_seconds,
-        "n_classes": len(cfg["classes"]),
-        "n_labels": len(cfg["labels"]),
-        "vocab_size": cfg["vocab_size"],
-        "n_word_pairs": int(parser._pairs.shape[0]),
-        "epoch_configurations": cfg["epoch_configs"],
-        "n_train_trees": cfg["n_train_trees"],
-        "n_nonprojective_trees": cfg["n_nonprojective_trees"],
+        "n_classes": len(inventory["classes"]),
+        "n_labels": len(inventory["labels"]),
+        "vocab_size": inventory["vocab_size"],
+        "n_word_pairs": int(parser.word_pairs.shape[0]),
+        "epoch_configurations": inventory["epoch_configs"],
+        "n_train_trees": inventory["n_train_trees"],
+        "n_nonprojective_trees": inventory["n_nonprojective_trees"],
     }
     Path(args.result).write_text(json.dumps(result, indent=2))
 
@@ -167,6 +176,28 @@ def worker_speed(args) -> None:
     Path(args.result).write_text(json.dumps({"tokens": n_tokens, "models": models, "runs": out}))
 
 
+def worker_load(args) -> None:
+    """``spacy.load`` one pipeline; record the peak RSS after the imports
+    (the baseline) and the load time. The driver reads the whole child's
+    peak RSS from ``wait4``."""
+    import resource
+
+    import spacy
+
+    import spacy_mstparse.evaluation  # noqa: F401  (registers the factories)
+
+    imports_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    start = time.perf_counter()
+    nlp = spacy.load(args.model)
+    seconds = time.perf_counter() - start
+    assert all(getattr(pipe, "is_initialized", True) for _, pipe in nlp.pipeline)
+    Path(args.result).write_text(json.dumps({
+        "imports_peak_rss_mb": imports_peak,
+        "after_load_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "load_seconds": seconds,
+    }))
+
+
 def worker_errors(args) -> None:
     """UAS (punctuation excluded) of a model on dev by sentence length, OOV
     count and projectivity."""
@@ -181,7 +212,7 @@ def worker_errors(args) -> None:
     parser = nlp.get_pipe("arcstandard_svm")
     gold_docs = list(read_conllu(Path(args.dev), nlp.vocab))
     predicted = list(nlp.pipe(make_input_docs(gold_docs, nlp.vocab, gold_tags=True)))
-    vocab = set(parser._vocab_ids.tolist())
+    vocab = set(parser.vocabulary.tolist())
     rows = []
     for gold, pred in zip(gold_docs, predicted):
         for sent in gold.sents:
@@ -439,6 +470,41 @@ class Bench:
                                  "loadavg_before": measured["loadavg_before"], "table": table}
         self.save()
 
+    def size(self) -> None:
+        """Saved size and peak RSS of ``spacy.load`` (see the module docstring)."""
+        models = {"arcstandard_svm (this code)": REPO_ROOT / self.full_default()["model"]}
+        for extra in filter(None, (self.args.size_models or "").split(",")):
+            models[extra] = Path(extra)
+        table = {}
+        for name, model in models.items():
+            component = model / "arcstandard_svm"
+            files = {p.name: p.stat().st_size / 1e6 for p in sorted(component.iterdir())}
+            runs = []
+            for k in range(self.args.speed_runs):
+                out = WORK / f"load-{k}.json"
+                cmd = common.module_command("bench_arcstandard", "--worker", "load", "--model",
+                                            common.rel(model), "--result", common.rel(out))
+                measured = common.run_measured(cmd, WORK / "load.log")
+                if measured["returncode"] != 0:
+                    raise RuntimeError(common.tail(WORK / "load.log"))
+                runs.append({**json.loads(out.read_text()),
+                             "peak_rss_mb": measured["peak_rss_mb"],
+                             "command": measured["command"]})
+            table[name] = {
+                "model": common.rel(model),
+                "component_mb": sum(files.values()),
+                "files_mb": files,
+                "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in runs),
+                "imports_peak_rss_mb": statistics.median(r["imports_peak_rss_mb"] for r in runs),
+                "load_seconds": statistics.median(r["load_seconds"] for r in runs),
+                "runs": runs,
+            }
+            common.log(f"{name}: {table[name]['component_mb']:.1f} MB on disk, spacy.load peak RSS "
+                   f"{table[name]['peak_rss_mb']:.0f} MB (imports alone "
+                   f"{table[name]['imports_peak_rss_mb']:.0f} MB)")
+        self.results["size"] = table
+        self.save()
+
     def compare(self) -> None:
         """Parse speed of the three parsers, measured in this one run."""
         self.save()  # picks up runs saved by a parallel invocation
@@ -537,6 +603,13 @@ def markdown(results: Dict[str, Any]) -> str:
             lines.append(f"| {name} | {r['uas']:.2f} | {r['las']:.2f} | {r['uas_all']:.2f} | "
                          f"{r['las_all']:.2f} | {r['tokens_per_second']:,.0f} | "
                          f"{r.get('speed_vs_mst_o1', float('nan')):.2f} |")
+    if "size" in results:
+        lines.append("\nSaved size and spacy.load peak RSS (median of runs)\n")
+        lines.append("| model | component MB | peak RSS MB | imports alone MB | load s |"
+                     "\n|---|---:|---:|---:|---:|")
+        for name, r in results["size"].items():
+            lines.append(f"| {name} | {r['component_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
+                         f"{r['imports_peak_rss_mb']:.0f} | {r['load_seconds']:.2f} |")
     return "\n".join(lines)
 
 
@@ -557,7 +630,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--work", default=str(WORK), help="models and logs (default %(default)s)")
     p.add_argument("--markdown")
     # worker mode
-    p.add_argument("--worker", choices=("train", "errors", "speed"))
+    p.add_argument("--size-models",
+                   help="size section: further pipeline directories to measure, comma-separated")
+    p.add_argument("--worker", choices=("train", "errors", "speed", "load"))
     p.add_argument("--train-sents", type=int, default=0)
     p.add_argument("--config", default="{}")
     p.add_argument("--model-out")
@@ -578,6 +653,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     if args.worker == "speed":
         worker_speed(args)
+        return 0
+    if args.worker == "load":
+        worker_load(args)
         return 0
     for path in (args.train, args.dev):
         if not Path(path).exists():
@@ -609,7 +687,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         }
     steps = {"ablation": bench.ablation, "lambda": bench.lambda_sweep, "curve": bench.curve,
              "errors": bench.errors, "mst": bench.mst, "variants": bench.variants,
-             "compare": bench.compare, "speed": bench.speed}
+             "compare": bench.compare, "speed": bench.speed, "size": bench.size}
     for section in sections:
         steps[section]()
         bench.save()

@@ -11,6 +11,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from spacy_mstparse.components.arcstandard_svm import FORMAT_VERSION, _lift
+from spacy_mstparse.components.serialization import ModelDataError
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.decoders.trees import is_projective, is_valid_tree
@@ -90,7 +91,7 @@ def test_learns_and_beats_trivial_baselines(trained):
         for sent, heads in zip(doc.sents, sent_heads(doc)):
             assert is_valid_tree(numpy.array(heads))
             roots = [t for t in sent if t.head.i == t.i]
-            assert len(roots) == 1 and roots[0].dep_ == parser.cfg["root_label"]
+            assert len(roots) == 1 and roots[0].dep_ == parser.inventory["root_label"]
 
 
 def test_deprojectivized_output_restores_nonprojective_trees(trained):
@@ -123,7 +124,7 @@ def test_deprojectivized_output_restores_nonprojective_trees(trained):
 
 def test_lift_setting_and_drop_setting(trained):
     nlp, parser, exs, *_ = trained
-    assert parser.cfg["n_nonprojective_trees"] > 0
+    assert parser.inventory["n_nonprojective_trees"] > 0
     assert any("||" in label for label in parser.labels)
     nlp2 = spacy.blank("en")
     dropper = make(nlp2, {"nonprojective": "drop"})
@@ -135,20 +136,20 @@ def test_lift_setting_and_drop_setting(trained):
     plain = make(nlp3, {"min_lifted_label_count": 10**6})
     nlp3.initialize(lambda: examples(nlp3, SAMPLE / "train.conllu", 400))
     assert not any("||" in label for label in plain.labels)
-    assert plain.cfg["epoch_configs"] == parser.cfg["epoch_configs"]
-    assert dropper.cfg["n_train_trees"] == parser.cfg["n_train_trees"] - parser.cfg["n_nonprojective_trees"]
-    assert dropper.cfg["epoch_configs"] < parser.cfg["epoch_configs"]
+    assert plain.inventory["epoch_configs"] == parser.inventory["epoch_configs"]
+    assert dropper.inventory["n_train_trees"] == parser.inventory["n_train_trees"] - parser.inventory["n_nonprojective_trees"]
+    assert dropper.inventory["epoch_configs"] < parser.inventory["epoch_configs"]
 
 
 def test_initialization_statistics(trained):
     nlp, parser, exs, *_ = trained
-    cfg = parser.cfg
+    cfg, inventory = parser.cfg, parser.inventory
     # epoch size = 2n - 1 oracle configurations per training sentence
     n_words = sum(len(s) for eg in exs for s in eg.reference.sents)
     n_sents = sum(1 for eg in exs for _ in eg.reference.sents)
-    assert cfg["epoch_configs"] == 2 * n_words - n_sents
+    assert inventory["epoch_configs"] == 2 * n_words - n_sents
     # the cut-off: with 1 every training word is known, with a huge one none
-    assert cfg["vocab_size"] == len({t.lower for eg in exs for t in eg.reference})
+    assert inventory["vocab_size"] == len({t.lower for eg in exs for t in eg.reference})
     # valence: average left / right dependents per word form, recounted
     # here over the projective trees (the "drop" setting uses only those)
     nlp_d = spacy.blank("en")
@@ -166,18 +167,18 @@ def test_initialization_statistics(trained):
                 n_left[t.lower_] = n_left.get(t.lower_, 0) + sum(1 for c in t.lefts)
                 n_right[t.lower_] = n_right.get(t.lower_, 0) + sum(1 for c in t.rights)
     for word in ("the", "is", "have", "said", "."):
-        i = numpy.searchsorted(dropper._vocab_ids, nlp_d.vocab.strings[word])
-        assert dropper._vocab_ids[i] == nlp_d.vocab.strings[word]
-        assert dropper._valence[:, i].tolist() == pytest.approx(
+        i = numpy.searchsorted(dropper.vocabulary, nlp_d.vocab.strings[word])
+        assert dropper.vocabulary[i] == nlp_d.vocab.strings[word]
+        assert dropper.valence[:, i].tolist() == pytest.approx(
             [n_left[word] / seen[word], n_right[word] / seen[word]]
         )
-    assert len(parser._pairs) <= cfg["word_pair_limit"]
+    assert len(parser.word_pairs) <= cfg["word_pair_limit"]
     nlp2 = spacy.blank("en")
     p2 = make(nlp2, {"rare_word_cutoff": 10**6, "word_pair_limit": 3})
     exs2 = examples(nlp2, SAMPLE / "train.conllu", 50)
     nlp2.initialize(lambda: exs2)
     # every word is UNK: the only pairs are (ROOT, UNK) and (UNK, UNK)
-    assert p2.cfg["vocab_size"] == 0 and len(p2._pairs) == 2
+    assert p2.inventory["vocab_size"] == 0 and len(p2.word_pairs) == 2
     assert p2.classes[0] == ("SHIFT", None)
     assert ("RIGHT-ARC", "root") in p2.classes and ("LEFT-ARC", "root") not in p2.classes
 
@@ -188,9 +189,9 @@ def test_stopping_rule_freezes_training():
     exs = examples(nlp, SAMPLE / "train.conllu", 60)
     nlp.initialize(lambda: exs)
     train(parser, exs, 1)
-    assert parser.cfg["epochs_done"] == 1 and not parser.converged
+    assert parser.progress["epochs_done"] == 1 and not parser.converged
     train(parser, exs, 1)
-    assert parser.converged and len(parser.cfg["error_history"]) == 2
+    assert parser.converged and len(parser.progress["error_history"]) == 2
     before = parser.svm.table.copy(), parser.svm.t
     losses = parser.update(exs[:10])
     assert losses[parser.name] == 0
@@ -227,7 +228,7 @@ def test_edge_cases(trained):
     nlp, parser, exs, *_ = trained
     assert len(nlp(Doc(nlp.vocab, words=[]))) == 0
     doc = nlp(Doc(nlp.vocab, words=["Hello"], tags=["UH"]))
-    assert doc[0].head.i == 0 and doc[0].dep_ == parser.cfg["root_label"]
+    assert doc[0].head.i == 0 and doc[0].dep_ == parser.inventory["root_label"]
     # unknown words and tags at predict time: still one tree per sentence
     words = ["Zyxwv", "qqq", "blorfed", "!"]
     doc = nlp(Doc(nlp.vocab, words=words, tags=["XX1", "XX2", "XX3", "XX4"]))
@@ -295,3 +296,177 @@ def test_cli_evaluate_and_parse(trained, tmp_path):
                gold_tags=True, progress=False)
     out = list(read_conllu(tmp_path / "out.conllu", spacy.blank("en").vocab))
     assert [[t.head.i for t in d] for d in out] == [[t.head.i for t in d] for d in predicted]
+
+
+# -- spaCy's test_overfitting_IO idiom, serialization table, damaged files -------
+
+LEGACY = Path(__file__).resolve().parent / "fixtures" / "legacy_models"
+
+
+def tiny_examples(nlp, n=5):
+    """The first n projective training sentences of 6-15 words."""
+    out = []
+    for eg in examples(nlp, SAMPLE / "train.conllu", 200):
+        heads = numpy.array(sent_heads(eg.reference)[0], dtype="int32")
+        if len(list(eg.reference.sents)) == 1 and 6 <= len(eg.reference) <= 15 and is_projective(heads):
+            out.append(eg)
+        if len(out) == n:
+            break
+    return out
+
+
+def gold_parse(doc):
+    return [(t.head.i, t.dep_) for t in doc]
+
+
+@pytest.fixture(scope="module")
+def overfitted():
+    nlp = spacy.blank("en")
+    parser = make(nlp, {"n_buckets": 2**12, "delta": 0.0, "lam": 1e-3})
+    exs = tiny_examples(nlp)
+    nlp.initialize(lambda: exs)
+    docs = [eg.predicted for eg in exs]
+    parser.update(exs[:1])  # one sentence seen: the others are not parsed right yet
+    assert parses(nlp, docs) != [gold_parse(eg.reference) for eg in exs]
+    for _ in range(100):
+        parser.update(exs)
+        if parses(nlp, docs) == [gold_parse(eg.reference) for eg in exs]:
+            break
+    return nlp, parser, exs, docs
+
+
+def test_overfitting_parses_training_sentences_exactly(overfitted):
+    nlp, parser, exs, docs = overfitted
+    assert len(exs) == 5
+    assert parses(nlp, docs) == [gold_parse(eg.reference) for eg in exs]
+    assert parser.progress["svm_t"] == parser.svm.t > 0
+
+
+def test_overfitted_round_trips_disk_bytes_and_pickle(overfitted, tmp_path):
+    nlp, parser, exs, docs = overfitted
+    expected = [gold_parse(eg.reference) for eg in exs]
+    nlp.to_disk(tmp_path / "model")
+    assert sorted(p.name for p in (tmp_path / "model" / "arcstandard_svm").iterdir()) == [
+        "cfg", "lexicon.npz", "weights.npz"]
+    assert parses(spacy.load(tmp_path / "model"), docs) == expected
+    nlp2 = spacy.blank("en")
+    make(nlp2, {"n_buckets": 2**12}).from_bytes(parser.to_bytes())
+    assert parses(nlp2, docs) == expected
+    assert parses(pickle.loads(pickle.dumps(nlp)), docs) == expected
+    # the loaded components carry the same state
+    loaded = nlp2.get_pipe("arcstandard_svm")
+    assert loaded.inventory == parser.inventory and loaded.progress == parser.progress
+    assert numpy.array_equal(loaded.prediction_weights(), parser.prediction_weights())
+    assert numpy.array_equal(loaded.vocabulary, parser.vocabulary)
+    # an uninitialized component pickles too
+    fresh = make(spacy.blank("en"))
+    copy = pickle.loads(pickle.dumps(fresh))
+    assert not copy.is_initialized and copy.cfg == fresh.cfg
+
+
+def test_pipe_batch_equals_one_doc_at_a_time(overfitted, trained):
+    for nlp, docs in ((overfitted[0], overfitted[3]), (trained[0], trained[5][:40])):
+        singles = [gold_parse(nlp(d.copy())) for d in docs]
+        batched = [gold_parse(d) for d in nlp.get_pipe("arcstandard_svm").pipe(
+            [d.copy() for d in docs], batch_size=7)]
+        assert batched == singles
+
+
+def test_exclude_is_honoured(overfitted, trained, tmp_path):
+    nlp, parser, exs, docs = overfitted
+    data = parser.to_bytes()
+    # exclude=["cfg"] on load: settings, inventory and progress stay the
+    # receiver's, the weights come from the bytes
+    nlp2 = spacy.blank("en")
+    receiver = make(nlp2, {"n_buckets": 2**12}).from_bytes(data)
+    receiver.progress["epochs_done"] = 1234
+    receiver.from_bytes(data, exclude=["cfg"])
+    assert receiver.progress["epochs_done"] == 1234
+    assert parses(nlp2, docs) == parses(nlp, docs)
+    # exclude=["weights"] keeps the receiver's weights
+    other = trained[1]
+    other_copy = make(spacy.blank("en")).from_bytes(other.to_bytes())
+    before = other_copy.prediction_weights().copy()
+    other_copy.from_bytes(other.to_bytes(), exclude=["weights"])
+    assert numpy.array_equal(other_copy.prediction_weights(), before)
+    # on save, excluded parts are left out (by file name or its stem)
+    no_cfg = parser.to_bytes(exclude=["cfg"])
+    with pytest.raises(ModelDataError, match="'cfg'.*missing"):
+        make(spacy.blank("en"), {"n_buckets": 2**12}).from_bytes(no_cfg)
+    parser.to_disk(tmp_path / "c", exclude=["weights"])
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["cfg", "lexicon.npz"]
+    with pytest.raises(ModelDataError, match="weights.npz: missing"):
+        make(spacy.blank("en"), {"n_buckets": 2**12}).from_disk(tmp_path / "c")
+    # spaCy's exclude=["vocab"] (the shared Vocab) drops no part
+    parser.to_disk(tmp_path / "v", exclude=["vocab"])
+    assert len(list((tmp_path / "v").iterdir())) == 3
+
+
+def test_saved_weights_are_sparse(trained, tmp_path):
+    """The weight table is stored as its non-zero entries: far smaller than
+    the dense float32 table, and read back exactly."""
+    nlp, parser, *_ = trained
+    parser.to_disk(tmp_path / "c")
+    dense = parser.prediction_weights()
+    assert 0 < numpy.count_nonzero(dense) < dense.size / 4
+    assert (tmp_path / "c" / "weights.npz").stat().st_size < dense.nbytes / 4
+    loaded = make(spacy.blank("en"), {"delta": 0.0}).from_disk(tmp_path / "c")
+    assert numpy.array_equal(loaded.prediction_weights(), dense)
+    cfg = srsly.read_json(tmp_path / "c" / "cfg")
+    assert cfg["format_version"] == FORMAT_VERSION == 2
+    assert set(cfg["settings"]) == set(parser.cfg)
+    assert cfg["inventory"]["labels"] == list(parser.labels)
+    assert cfg["progress"]["svm_t"] == parser.progress["svm_t"] > 0
+
+
+@pytest.mark.parametrize("damage, file_name, message", [
+    ("truncate", "weights.npz", "damaged or truncated"),
+    ("empty", "weights.npz", "empty file"),
+    ("delete", "weights.npz", "missing"),
+    ("truncate", "lexicon.npz", "damaged or truncated"),
+    ("delete", "lexicon.npz", "missing"),
+    ("bad_json", "cfg", "not valid JSON"),
+    ("empty", "cfg", "empty file"),
+    ("no_inventory", "cfg", "no 'inventory' object"),
+])
+def test_damaged_files_give_one_clear_error(overfitted, tmp_path, damage, file_name, message):
+    nlp, *_ = overfitted
+    nlp.to_disk(tmp_path / "model")
+    path = tmp_path / "model" / "arcstandard_svm" / file_name
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "delete":
+        path.unlink()
+    elif damage == "bad_json":
+        path.write_text('{"format_version": 2, "settings": ')
+    else:
+        cfg = srsly.read_json(path)
+        del cfg["inventory"]
+        srsly.write_json(path, cfg)
+    with pytest.raises(ModelDataError) as info:
+        spacy.load(tmp_path / "model")
+    text = str(info.value)
+    assert "\n" not in text and message in text
+    assert str(path) in text
+
+
+def test_format1_model_saves_as_format2_with_the_same_parses(tmp_path):
+    """The format 1 fixture (saved by 250f42f) loads, saves in format 2, and
+    the re-saved pipeline parses as the old code did."""
+    expected = srsly.read_json(LEGACY / "arcstandard.expected.json")
+    nlp = spacy.load(LEGACY / "arcstandard")
+    nlp.to_disk(tmp_path / "model")
+    files = sorted(p.name for p in (tmp_path / "model" / "arcstandard_svm").iterdir())
+    assert files == ["cfg", "lexicon.npz", "weights.npz"]
+    old_cfg = srsly.read_json(LEGACY / "arcstandard" / "arcstandard_svm" / "cfg")
+    parser = spacy.load(tmp_path / "model").get_pipe("arcstandard_svm")
+    assert parser.progress["svm_t"] == old_cfg["svm_t"]
+    assert parser.inventory["classes"] == old_cfg["classes"]
+    reloaded = spacy.load(tmp_path / "model")
+    # the inputs of tests/test_legacy_models.py: the first 60 dev sentences
+    dev = list(read_conllu(SAMPLE / "dev.conllu", reloaded.vocab))[:60]
+    docs = [gold_annotated_doc(Example(ref.copy(), ref)) for ref in dev]
+    got = [[[t.head.i, t.dep_] for t in doc] for doc in reloaded.pipe(docs)]
+    assert got == expected

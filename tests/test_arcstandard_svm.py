@@ -117,3 +117,32 @@ def test_validation_and_pickle():
     averaged.partial_fit(*csr, y)
     copy = pickle.loads(pickle.dumps(averaged))
     assert numpy.array_equal(copy.averaged_weights(), averaged.averaged_weights())
+
+
+def test_compact_svm_scores_as_the_dense_table():
+    """A prediction-only SVM over the non-zero rows (and a row index) scores
+    every example exactly as the dense table, pickles, and cannot train."""
+    from spacy_mstparse.transition.svm import compact_svm
+
+    X, y, csr = dataset(4, n_feats=64)
+    svm = OneVsRestSVM(64, 4, 1e-2)
+    svm.partial_fit(*csr, y)
+    dense = svm.table.copy()
+    dense[::3] = 0.0  # some all-zero rows
+    nonzero = numpy.flatnonzero((dense != 0).any(axis=1))
+    index = numpy.full(64, -1, dtype="int32")
+    index[nonzero] = numpy.arange(nonzero.shape[0])
+    compact = compact_svm(dense[nonzero], index, 1e-2, svm.t)
+    full = OneVsRestSVM(64, 4, 1e-2)
+    full.set_state({"table": dense, "t": svm.t, "lam": 1e-2})
+    assert compact.compact and compact.table.shape == (nonzero.shape[0], 4)
+    assert numpy.array_equal(compact.dense_table(), dense)
+    assert numpy.array_equal(compact.decision_function(*csr), full.decision_function(*csr))
+    numpy.testing.assert_allclose(compact.decision_function(*csr), X @ (dense * svm.scale),
+                                  rtol=1e-4, atol=1e-6)
+    copy = pickle.loads(pickle.dumps(compact))
+    assert numpy.array_equal(copy.decision_function(*csr), compact.decision_function(*csr))
+    with pytest.raises(ValueError, match="only predicts"):
+        compact.partial_fit(*csr, y)
+    with pytest.raises(ValueError, match="out of range"):
+        compact_svm(dense[nonzero], numpy.full(64, 99, dtype="int32"), 1e-2)

@@ -26,18 +26,41 @@ lower-cased words and a rare-word cut-off. Differences from the seed:
 
 Input: words and the POS column ``tag_column`` (XPOS in ``token.tag`` as in
 the seed, or UPOS in ``token.pos``); sentences as for ``mst_parser``.
+
+State, in three dicts (saved together as the JSON part ``cfg``):
+
+* ``cfg``: the settings, i.e. the factory's arguments (``DEFAULT_CONFIG``);
+* ``inventory``: what ``initialize()`` learned from the training data besides
+  the weights: labels, root label, transition classes, kept decorated labels,
+  UNK valence, epoch size, tree counts, vocabulary size (the vocabulary,
+  valence and word-pair arrays themselves are the part ``lexicon.npz``,
+  readable as ``vocabulary``, ``valence`` and ``word_pairs``);
+* ``progress``: training progress: the SVM step count ``svm_t``, epochs done,
+  per-epoch training errors, ``converged``, and the current epoch's counts.
+
+Saved parts (model format 2; the same names on disk and in ``to_bytes``):
+``cfg`` (JSON: format header, ``settings``, ``inventory``, ``progress``),
+``weights.npz`` (the prediction weights, n_buckets x classes float32, as a
+bitmap of the non-zero rows plus a bitmap of those rows' non-zero entries
+and their values: on EWT 2/3 of the rows and 4% of the entries are non-zero,
+10 MB instead of 118 MB) and ``lexicon.npz``. Format 1 (one flat ``cfg`` and
+dense ``weights.npy``, ``vocab.npy``, ``valence.npy``, ``pairs.npy``; in
+bytes a msgpack of the cfg dict and the arrays) still loads. After loading,
+the parser predicts with exactly the saved weights, kept as their non-zero
+rows plus a row index (``transition.svm.compact_svm``); the trainable SVMs
+are built from them (a warm start, S = w lambda t) only when ``update()``
+is called.
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-import srsly
-from spacy.attrs import DEP, HEAD, LOWER, POS, SENT_START, TAG
+from spacy.attrs import DEP, HEAD, LOWER, SENT_START
 from spacy.language import Language
 from spacy.pipeline._parser_internals import nonproj
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
-from spacy.util import SimpleFrozenList, ensure_path, logger
+from spacy.util import logger
 from spacy.vocab import Vocab
 from wasabi import msg
 
@@ -48,10 +71,14 @@ from ..transition.features import ALL_GROUPS, ROOT_WORD, UNK_WORD, group_mask, p
 from ..transition.parser import ArcStandardModel
 from ..transition.svm import OneVsRestSVM
 from ..transition.svm import _rebuild as rebuild_svm
-from .base import DependencyPipe
+from ..transition.svm import compact_svm
+from . import serialization
+from .base import SCORE_WEIGHTS, DependencyPipe
+from .serialization import ModelDataError
 
-FORMAT_VERSION = 1
-TAG_ATTRS = {"xpos": TAG, "upos": POS}
+FORMAT_VERSION = 2
+# doc attribute of each tag column
+TAG_ATTRS = {"xpos": "TAG", "upos": "POS"}
 NONPROJECTIVE = ("lift", "drop")
 MOVES = {"S": 0, "L": 1, "R": 2}
 HEAD_DEP = [HEAD, DEP]
@@ -71,22 +98,44 @@ DEFAULT_CONFIG = {
     "max_sentence_length": 250,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
+SETTINGS = tuple(key for key in DEFAULT_CONFIG if key != "scorer")
+# Settings the saved weights depend on: a saved model must agree with the
+# config it is loaded into.
+MODEL_SETTINGS = ("feature_groups", "word_distance", "word_pair_limit", "rare_word_cutoff",
+                  "tag_column", "n_buckets")
+# Parts of model format 1 (files ``<name>.npy`` on disk, keys ``<name>`` in bytes).
+LEGACY_ARRAYS = ("weights", "vocab", "valence", "pairs")
+
+
+def empty_inventory() -> dict:
+    return {
+        "labels": [],
+        "root_label": None,
+        "classes": [],
+        "lifted_labels": None,
+        "unk_valence": [0.0, 0.0],
+        "epoch_configs": 0,
+        "n_train_trees": 0,
+        "n_nonprojective_trees": 0,
+        "vocab_size": 0,
+    }
+
+
+def fresh_progress() -> dict:
+    return {
+        "svm_t": 0,
+        "epochs_done": 0,
+        "error_history": [],
+        "converged": False,
+        "epoch_progress": [0, 0],  # configurations and errors in the current epoch
+    }
 
 
 @Language.factory(
     "arcstandard_svm",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config=DEFAULT_CONFIG,
-    default_score_weights={
-        "dep_uas": 0.5,
-        "dep_las": 0.5,
-        "dep_las_per_type": None,
-        "dep_uas_with_punct": None,
-        "dep_las_with_punct": None,
-        "sents_p": None,
-        "sents_r": None,
-        "sents_f": None,
-    },
+    default_score_weights=SCORE_WEIGHTS,
 )
 def make_arcstandard_svm(
     nlp: Language,
@@ -149,6 +198,13 @@ def make_arcstandard_svm(
 class ArcStandardSVM(DependencyPipe):
     """Greedy arc-standard dependency parser with a one-vs-rest SVM oracle."""
 
+    FORMAT_VERSION = FORMAT_VERSION
+    READS_FORMATS = (1, 2)
+    LEGACY_PARTS = LEGACY_ARRAYS
+    # Rebuilt by from_bytes when unpickling (pickling goes through to_bytes).
+    TRANSIENT_ATTRS = ("_svm", "_model", "_pred_model", "_pred_svm", "_label_cache",
+                       "_vocab_ids", "_valence", "_pairs")
+
     def __init__(
         self,
         vocab: Vocab,
@@ -202,74 +258,85 @@ class ArcStandardSVM(DependencyPipe):
             "nonprojective": nonprojective,
             "min_lifted_label_count": int(min_lifted_label_count),
             "max_sentence_length": int(max_sentence_length),
-            # set by initialize()
-            "labels": [],
-            "root_label": None,
-            "classes": [],
-            "lifted_labels": None,
-            "unk_valence": [0.0, 0.0],
-            "epoch_configs": 0,
-            # training progress
-            "epochs_done": 0,
-            "error_history": [],
-            "converged": False,
         }
-        self._vocab_ids = numpy.zeros(0, dtype="uint64")
-        self._valence = numpy.zeros((2, 0), dtype="float32")
-        self._pairs = numpy.zeros(0, dtype="uint64")
-        self.svm: Optional[OneVsRestSVM] = None
+        self.inventory = empty_inventory()
+        self.progress = fresh_progress()
+        self._set_lexicon(*_empty_lexicon())
+        self._svm: Optional[OneVsRestSVM] = None
         self._model: Optional[ArcStandardModel] = None
         self._pred_model: Optional[ArcStandardModel] = None
-        self._pred_weights: Optional[numpy.ndarray] = None
-        self._epoch = [0, 0]  # configurations and errors in the current epoch
+        # what the parser predicts with: the prediction weights as a dense
+        # SVM, or (after loading) a compact one of the non-zero rows
+        self._pred_svm: Optional[OneVsRestSVM] = None
+        self._label_cache = None
         self._counts = Counter()
         self._warned = set()
 
     # -- spaCy training-loop protocol (as mst_parser) ---------------------
     model = True
-    FORMAT_VERSION = FORMAT_VERSION
 
     def finish_update(self, sgd) -> None:
         pass
 
-    # -- labels and classes ------------------------------------------------
     @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["labels"])
+    def is_initialized(self) -> bool:
+        return self._svm is not None or self._pred_svm is not None
 
+    # -- labels, classes, lexicon --------------------------------------------
     @property
     def label_data(self) -> List[str]:
-        return list(self.cfg["labels"])
+        return list(self.inventory["labels"])
 
     @property
     def classes(self) -> List[Tuple[str, Optional[str]]]:
         """("SHIFT", None), ("LEFT-ARC", label), ("RIGHT-ARC", label), ..."""
         names = {"S": "SHIFT", "L": "LEFT-ARC", "R": "RIGHT-ARC"}
-        labels = self.cfg["labels"]
-        return [(names[m], labels[l] if l >= 0 else None) for m, l in self.cfg["classes"]]
+        labels = self.inventory["labels"]
+        return [(names[m], labels[l] if l >= 0 else None) for m, l in self.inventory["classes"]]
 
     @property
     def converged(self) -> bool:
-        return bool(self.cfg["converged"])
+        return bool(self.progress["converged"])
 
-    def add_label(self, label: str) -> int:
-        raise NotImplementedError(
-            f"[{self.name}] labels are collected by initialize(); pass them with "
-            "[initialize.components.<name>.labels] instead of add_label"
-        )
+    @property
+    def vocabulary(self) -> numpy.ndarray:
+        """The lower-cased word ids (string store hashes) above the rare-word
+        cut-off, sorted; other words are UNK."""
+        return self._vocab_ids
+
+    @property
+    def valence(self) -> numpy.ndarray:
+        """(2, len(vocabulary)) float32: the average number of left and right
+        dependents of each vocabulary word in the training trees."""
+        return self._valence
+
+    @property
+    def word_pairs(self) -> numpy.ndarray:
+        """The sorted hashed (sigma0 word, beta0 word) pairs the pair feature
+        fires for."""
+        return self._pairs
+
+    def _set_lexicon(self, vocab_ids, valence, pairs) -> None:
+        self._vocab_ids = vocab_ids
+        self._valence = valence
+        self._pairs = pairs
+
+    @property
+    def tag_attrs(self) -> Tuple[str, ...]:
+        return (TAG_ATTRS[self.cfg["tag_column"]],)
 
     # -- encoding -----------------------------------------------------------
     def _encode(self, doc: Doc) -> Tuple[numpy.ndarray, ...]:
         """Word ids after the rare-word cut-off, tag ids and valence of every
         token of doc."""
-        array = doc.to_array([LOWER, TAG_ATTRS[self.cfg["tag_column"]]]).astype("uint64", copy=False)
+        array = doc.to_array([LOWER, *self.tag_attrs]).astype("uint64", copy=False)
         return self._encode_array(array.reshape((-1, 2)))
 
     def _encode_array(self, array: numpy.ndarray) -> Tuple[numpy.ndarray, ...]:
         """As _encode, for rows (LOWER, tag) of one or more docs."""
         tags = numpy.ascontiguousarray(array[:, 1])
         words, known, pos = self._map_words(array[:, 0])
-        unk_dl, unk_dr = self.cfg["unk_valence"]
+        unk_dl, unk_dr = self.inventory["unk_valence"]
         if self._vocab_ids.shape[0]:
             dl = numpy.where(known, self._valence[0][pos], unk_dl).astype("float32")
             dr = numpy.where(known, self._valence[1][pos], unk_dr).astype("float32")
@@ -293,50 +360,13 @@ class ArcStandardSVM(DependencyPipe):
         return words, known, pos
 
     # -- gold data ------------------------------------------------------------
-    def _gold_sentences(self, eg: Example):
-        """Yield (start, heads, deps) per reference sentence: heads[0] = -1,
-        heads[i] the head position (0 = root) of word i, deps[i] its label;
-        non-projective trees lifted (labels decorated) or skipped as set.
-        Sentences that cannot be used are skipped with a warning."""
-        ref = eg.reference
-        if not ref.has_annotation("DEP"):
-            return
-        if len(eg.predicted) != len(ref) or any(
-            p.text != r.text for p, r in zip(eg.predicted, ref)
-        ):
-            self._warn_once(
-                "tokenization",
-                f"[{self.name}] skipping training documents whose tokenization differs from "
-                "the reference: arcstandard_svm trains on gold-tokenized text",
-            )
-            return
-        for sent in ref.sents:
-            start, end = sent.start, sent.end
-            n = end - start
-            heads = numpy.full(n + 1, -1, dtype="int32")
-            deps: List[str] = [""] * (n + 1)
-            ok = True
-            for i, token in enumerate(sent, 1):
-                if not token.has_head():
-                    ok = False
-                    break
-                h = token.head.i
-                if h == token.i:
-                    heads[i] = 0
-                elif start <= h < end:
-                    heads[i] = h - start + 1
-                else:
-                    ok = False
-                    break
-                deps[i] = token.dep_
-            if not ok:
-                self._warn_once(
-                    "partial",
-                    f"[{self.name}] skipping gold sentences with missing heads or heads "
-                    "outside the sentence",
-                )
-                continue
-            if n and int(numpy.count_nonzero(heads[1:] == 0)) != 1:
+    def training_trees(self, eg: Example):
+        """The base's gold sentences (``gold_sentences``) that arc-standard
+        can learn from: (start, heads, deps) with exactly one root word, and
+        non-projective trees lifted (labels decorated, rare decorations
+        dropped once ``initialize`` has counted them) or skipped as set."""
+        for start, heads, deps in self.gold_sentences(eg):
+            if len(heads) > 1 and int(numpy.count_nonzero(heads[1:] == 0)) != 1:
                 self._warn_once(
                     "roots",
                     f"[{self.name}] skipping gold sentences with more than one root word "
@@ -348,7 +378,7 @@ class ArcStandardSVM(DependencyPipe):
                 if self.cfg["nonprojective"] == "drop":
                     continue
                 heads, deps = _lift(heads, deps)
-                kept = self.cfg["lifted_labels"]
+                kept = self.inventory["lifted_labels"]
                 if kept is not None:
                     deps = [d if d in kept else d.split(nonproj.DELIMITER)[0] for d in deps]
             yield start, heads, deps
@@ -366,17 +396,16 @@ class ArcStandardSVM(DependencyPipe):
         classes, and the number of oracle configurations per epoch; then
         allocate zero SVMs."""
         validate_get_examples(get_examples, "ArcStandardSVM.initialize")
+        inventory = empty_inventory()
+        self.inventory = inventory  # lifted_labels None: keep every decoration for now
         sentences = []  # (lower ids, heads, deps)
-        n_trees = 0
         self._counts = Counter()
-        self.cfg["lifted_labels"] = None
         for eg in get_examples():
-            gold = list(self._gold_sentences(eg))
+            gold = list(self.training_trees(eg))
             if not gold:
                 continue
             lower = eg.predicted.to_array(LOWER).astype("uint64").reshape(-1)
             for start, heads, deps in gold:
-                n_trees += 1
                 sentences.append((lower[start : start + len(heads) - 1], heads, deps))
         if not sentences:
             raise ValueError(
@@ -386,7 +415,7 @@ class ArcStandardSVM(DependencyPipe):
         # decorated labels of lifted arcs: keep the frequent ones
         decorated = Counter(d for _, _, deps in sentences for d in deps if nonproj.DELIMITER in d)
         kept = {d for d, c in decorated.items() if c >= self.cfg["min_lifted_label_count"]}
-        self.cfg["lifted_labels"] = sorted(kept)
+        inventory["lifted_labels"] = sorted(kept)
         if len(kept) < len(decorated):
             sentences = [
                 (lower, heads, [d if d in kept or nonproj.DELIMITER not in d
@@ -398,9 +427,7 @@ class ArcStandardSVM(DependencyPipe):
         for lower, _, _ in sentences:
             counts.update(lower.tolist())
         cutoff = self.cfg["rare_word_cutoff"]
-        self._vocab_ids = numpy.array(
-            sorted(w for w, c in counts.items() if c >= cutoff), dtype="uint64"
-        )
+        vocab_ids = numpy.array(sorted(w for w, c in counts.items() if c >= cutoff), dtype="uint64")
         # labels, classes and root label
         left, right, root = Counter(), Counter(), Counter()
         for _, heads, deps in sentences:
@@ -426,14 +453,14 @@ class ArcStandardSVM(DependencyPipe):
             for l in label_list
             if l in right_labels or l == root_label
         ]
-        self.cfg["labels"] = label_list
-        self.cfg["root_label"] = root_label
-        self.cfg["classes"] = classes
+        inventory["labels"] = label_list
+        inventory["root_label"] = root_label
+        inventory["classes"] = classes
         # valence: average number of left / right dependents per word
         n_seen = Counter()
         n_left = Counter()
         n_right = Counter()
-        known = set(self._vocab_ids.tolist())
+        known = set(vocab_ids.tolist())
         for lower, heads, _ in sentences:
             words = [w if w in known else UNK_WORD for w in lower.tolist()]
             n_seen.update(words)
@@ -441,18 +468,17 @@ class ArcStandardSVM(DependencyPipe):
                 h = heads[i]
                 if h > 0:
                     (n_left if i < h else n_right)[words[h - 1]] += 1
-        vocab = self._vocab_ids.tolist()
-        self._valence = numpy.array(
+        vocab = vocab_ids.tolist()
+        valence = numpy.array(
             [[n_left[w] / n_seen[w] for w in vocab], [n_right[w] / n_seen[w] for w in vocab]],
             dtype="float32",
         ).reshape(2, len(vocab))
         if n_seen[UNK_WORD]:
-            self.cfg["unk_valence"] = [
+            inventory["unk_valence"] = [
                 n_left[UNK_WORD] / n_seen[UNK_WORD],
                 n_right[UNK_WORD] / n_seen[UNK_WORD],
             ]
-        else:
-            self.cfg["unk_valence"] = [0.0, 0.0]
+        self._set_lexicon(vocab_ids, valence, numpy.zeros(0, dtype="uint64"))
         # oracle configurations: epoch size and the most frequent word pairs
         n_configs = 0
         keys = []
@@ -468,67 +494,79 @@ class ArcStandardSVM(DependencyPipe):
             unique, freq = numpy.unique(numpy.concatenate(keys), return_counts=True)
             order = numpy.lexsort((unique, -freq))[:limit]
             self._pairs = numpy.sort(unique[order])
-        else:
-            self._pairs = numpy.zeros(0, dtype="uint64")
-        self.cfg["epoch_configs"] = int(n_configs)
-        self.cfg["n_train_trees"] = n_trees
-        self.cfg["vocab_size"] = int(self._vocab_ids.shape[0])
-        self.svm = OneVsRestSVM(
+        inventory["epoch_configs"] = int(n_configs)
+        inventory["n_train_trees"] = len(sentences)
+        inventory["n_nonprojective_trees"] = self._counts["nonprojective"]
+        inventory["vocab_size"] = int(vocab_ids.shape[0])
+        self.progress = fresh_progress()
+        self._svm = OneVsRestSVM(
             self.cfg["n_buckets"], len(classes), self.cfg["lam"], self.cfg["average"]
         )
-        self._pred_model = self._pred_weights = None
-        self.cfg["epochs_done"] = 0
-        self.cfg["error_history"] = []
-        self.cfg["converged"] = False
-        self._epoch = [0, 0]
-        self._model = None
-        self.cfg["n_nonprojective_trees"] = self._counts["nonprojective"]
+        self._model = self._pred_model = self._pred_svm = None
 
     def _require_initialized(self) -> None:
-        if self.svm is None:
+        if not self.is_initialized:
             raise ValueError(
                 f"[{self.name}] the component is not initialized: call nlp.initialize() "
                 "or load a trained pipeline before parsing"
             )
 
     def _make_model(self, svm: OneVsRestSVM) -> ArcStandardModel:
-        root = self.cfg["root_label"]
-        root_id = self.cfg["labels"].index(root) if root in self.cfg["labels"] else -1
+        inventory = self.inventory
+        root = inventory["root_label"]
+        root_id = inventory["labels"].index(root) if root in inventory["labels"] else -1
         return ArcStandardModel(
             svm,
-            numpy.array([MOVES[m] for m, _ in self.cfg["classes"]], dtype="int8"),
-            numpy.array([l for _, l in self.cfg["classes"]], dtype="int32"),
+            numpy.array([MOVES[m] for m, _ in inventory["classes"]], dtype="int8"),
+            numpy.array([l for _, l in inventory["classes"]], dtype="int32"),
             root_id,
             group_mask(self.cfg["feature_groups"], self.cfg["word_distance"]),
             self._pairs,
         )
 
     @property
+    def svm(self) -> OneVsRestSVM:
+        """The trainable SVMs (the running sums S and their averaging state).
+        After loading they are built from the loaded weights on first use
+        (warm start: S = w lambda t with the saved t, averaging restarted)."""
+        if self._svm is None:
+            self._require_initialized()
+            weights = self._pred_svm.dense_table()
+            svm = OneVsRestSVM(weights.shape[0], weights.shape[1], self.cfg["lam"],
+                               self.cfg["average"])
+            svm.set_weights(weights, max(1, int(self.progress["svm_t"])))
+            self._svm = svm
+        return self._svm
+
+    @property
     def transition_model(self) -> ArcStandardModel:
         """The model that training updates (its SVMs hold the running sums)."""
         if self._model is None:
-            self._require_initialized()
             self._model = self._make_model(self.svm)
         return self._model
 
     def prediction_weights(self) -> numpy.ndarray:
         """The weights w the parser predicts with ((n_buckets, n_classes)
         float32): the average of the SVM iterates with ``average``, else the
-        last iterate; computed once after each round of updates."""
-        if self._pred_weights is None:
+        last iterate; computed once after each round of updates (a new
+        array if the loaded parser keeps only the non-zero rows)."""
+        return self._prediction_svm().dense_table()
+
+    def _prediction_svm(self) -> OneVsRestSVM:
+        if self._pred_svm is None:
             self._require_initialized()
-            self._pred_weights = self.svm.prediction_weights()
-        return self._pred_weights
+            weights = self._svm.prediction_weights()
+            self._pred_svm = rebuild_svm(
+                weights.shape[0], weights.shape[1], self.cfg["lam"],
+                {"table": weights, "t": max(1, int(self.progress["svm_t"])),
+                 "lam": self.cfg["lam"]},
+            )
+        return self._pred_svm
 
     @property
     def predictor(self) -> ArcStandardModel:
         if self._pred_model is None:
-            weights = self.prediction_weights()
-            svm = rebuild_svm(
-                weights.shape[0], weights.shape[1], self.cfg["lam"],
-                {"table": weights, "t": max(1, int(self.svm.t)), "lam": self.cfg["lam"]},
-            )
-            self._pred_model = self._make_model(svm)
+            self._pred_model = self._make_model(self._prediction_svm())
         return self._pred_model
 
     # -- training ---------------------------------------------------------------
@@ -549,21 +587,21 @@ class ArcStandardSVM(DependencyPipe):
         losses.setdefault(self.name, 0.0)
         validate_examples(examples, "ArcStandardSVM.update")
         self._require_initialized()
-        if self.cfg["converged"]:
+        if self.progress["converged"]:
             if "converged" not in self._warned:
                 self._warned.add("converged")
                 logger.info("[%s] training has converged; update() does nothing", self.name)
             return losses
         model = self.transition_model
-        self._pred_model = self._pred_weights = None
-        label_ids = {label: i for i, label in enumerate(self.cfg["labels"])}
-        left_class = {l: c for c, (m, l) in enumerate(self.cfg["classes"]) if m == "L"}
-        right_class = {l: c for c, (m, l) in enumerate(self.cfg["classes"]) if m == "R"}
+        self._pred_model = self._pred_svm = None
+        label_ids = {label: i for i, label in enumerate(self.inventory["labels"])}
+        left_class = {l: c for c, (m, l) in enumerate(self.inventory["classes"]) if m == "L"}
+        right_class = {l: c for c, (m, l) in enumerate(self.inventory["classes"]) if m == "R"}
         for eg in examples:
-            gold = list(self._gold_sentences(eg))
+            gold = list(self.training_trees(eg))
             if not gold:
                 continue
-            self._check_tags(eg.predicted)
+            self.check_tags(eg.predicted)
             n_tokens = len(eg.predicted)
             gold_heads = numpy.zeros(n_tokens, dtype="int32")
             gold_classes = numpy.zeros(n_tokens, dtype="int32")
@@ -591,26 +629,29 @@ class ArcStandardSVM(DependencyPipe):
                 words, tags, dl, dr, numpy.array(bounds, dtype="int32"), gold_heads, gold_classes
             )
             losses[self.name] += n_wrong
-            self._epoch[0] += n_configs
-            self._epoch[1] += n_wrong
-            if self._epoch[0] >= self.cfg["epoch_configs"] > 0:
+            self.progress["svm_t"] = int(model.svm.t)
+            epoch = self.progress["epoch_progress"]
+            epoch[0] += n_configs
+            epoch[1] += n_wrong
+            if epoch[0] >= self.inventory["epoch_configs"] > 0:
                 self._end_epoch()
-                if self.cfg["converged"]:
+                if self.progress["converged"]:
                     break
         return losses
 
     def _end_epoch(self) -> None:
         """Apply the stopping rule: converged when this epoch's training error
         is less than ``delta`` below the previous epoch's."""
-        n_configs, n_wrong = self._epoch
+        progress = self.progress
+        n_configs, n_wrong = progress["epoch_progress"]
         error = n_wrong / n_configs if n_configs else 0.0
-        history = self.cfg["error_history"]
+        history = progress["error_history"]
         if history and history[-1] - error < self.cfg["delta"]:
-            self.cfg["converged"] = True
+            progress["converged"] = True
         history.append(error)
-        self.cfg["epochs_done"] += 1
-        self._epoch = [0, 0]
-        if self.cfg["converged"]:
+        progress["epochs_done"] += 1
+        progress["epoch_progress"] = [0, 0]
+        if progress["converged"]:
             msg.info(
                 f"[{self.name}] SVM training converged after {len(history)} epochs "
                 f"(training error {error:.4f}, previous {history[-2]:.4f}, delta "
@@ -624,7 +665,7 @@ class ArcStandardSVM(DependencyPipe):
         sentence bounds and the (HEAD, DEP) array to write, or None."""
         model = self.predictor
         docs = list(docs)
-        attrs = [LOWER, TAG_ATTRS[self.cfg["tag_column"]], SENT_START]
+        attrs = [LOWER, *self.tag_attrs, SENT_START]
         arrays, all_bounds, per_doc = [], [], []
         offset = 0
         checked = False
@@ -636,7 +677,7 @@ class ArcStandardSVM(DependencyPipe):
             bounds = self.sentence_bounds(doc, array[:, 2])
             per_doc.append((offset, bounds))
             if not checked:  # the first doc of each batch
-                self._check_tags(doc)
+                self.check_tags(doc)
                 checked = True
             arrays.append(array[:, :2])
             all_bounds.extend((start + offset, end + offset) for start, end in bounds)
@@ -664,8 +705,8 @@ class ArcStandardSVM(DependencyPipe):
     def _label_arrays(self):
         """String ids of the labels (index -1 = no label) and which are
         decorated by pseudo-projective lifting."""
-        if getattr(self, "_label_cache", None) is None or self._label_cache[0] != self.cfg["labels"]:
-            labels = list(self.cfg["labels"])
+        if self._label_cache is None or self._label_cache[0] != self.inventory["labels"]:
+            labels = list(self.inventory["labels"])
             ids = numpy.array([self.vocab.strings.add(l) for l in labels] + [0], dtype="uint64")
             decorated = numpy.array([nonproj.DELIMITER in l for l in labels] + [False])
             self._label_cache = (labels, ids, decorated)
@@ -680,100 +721,190 @@ class ArcStandardSVM(DependencyPipe):
             if lifted:
                 nonproj.deprojectivize(doc)
 
-    def _check_tags(self, doc: Doc) -> None:
-        attr = "TAG" if self.cfg["tag_column"] == "xpos" else "POS"
-        if not doc.has_annotation(attr):
-            self._warn_once(
-                attr,
-                f"[{self.name}] docs have no {attr} annotation but the parser's features read "
-                f"it (tag_column={self.cfg['tag_column']!r}). Add a tagger before the parser, "
-                "or train with spacy_mstparse.GoldAnnotationsCorpus.v1.",
-            )
-
-    # -- serialization --------------------------------------------------------------
-    SETTINGS = ("feature_groups", "word_distance", "word_pair_limit", "rare_word_cutoff", "tag_column", "n_buckets")
-
-    def _serial_cfg(self) -> dict:
+    # -- serialization ----------------------------------------------------------
+    def _saved_cfg(self) -> dict:
         self._require_initialized()
         return {
-            **self.cfg,
-            "svm_t": int(self.svm.t),
-            "epoch_progress": list(self._epoch),
             **self._format_header(),
+            "settings": self.cfg,
+            "inventory": self.inventory,
+            "progress": self.progress,
         }
 
-    def _arrays(self) -> Dict[str, numpy.ndarray]:
+    def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
         return {
-            "weights": self.prediction_weights(),
-            "vocab": self._vocab_ids,
-            "valence": self._valence,
-            "pairs": self._pairs,
+            "cfg": lambda: serialization.dump_json(self._saved_cfg()),
+            "weights.npz": lambda: serialization.dump_sparse_rows(
+                self._prediction_svm().table, self._prediction_svm().row_index
+            ),
+            "lexicon.npz": lambda: serialization.dump_arrays(
+                vocab=self._vocab_ids, valence=self._valence, pairs=self._pairs
+            ),
         }
 
-    def _load(self, cfg: dict, arrays: Dict[str, numpy.ndarray], where: str) -> None:
-        self._check_format(cfg, where)
-        for key in self.SETTINGS:
-            if key in cfg and cfg[key] != self.cfg[key]:
-                raise ValueError(
-                    f"[{self.name}] {where} was trained with {key} = {cfg[key]!r} but the "
-                    f"config asks for {self.cfg[key]!r}"
+    def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
+        """Read everything first, check it, then replace the component's state
+        (a failed load changes nothing). An absent part (excluded) keeps the
+        component's own; a component without a model needs all of them."""
+        if "cfg" in parts:
+            saved = parts["cfg"]
+            if not isinstance(saved, dict):  # a dict: format 1 bytes (msgpack)
+                saved = serialization.load_json(saved, where("cfg"))
+            self._check_format(saved, where("cfg"))
+            version = saved["format_version"]
+            if version == 1:
+                settings, inventory, progress = _split_format1_cfg(saved)
+            else:
+                settings, inventory, progress = (
+                    _section(saved, key, where("cfg")) for key in ("settings", "inventory", "progress")
                 )
-        for key in cfg:
-            if key not in ("svm_t", "epoch_progress", "format_version", "spacy_mstparse_version"):
-                self.cfg[key] = cfg[key]
-        weights = numpy.ascontiguousarray(arrays["weights"], dtype="float32")
-        expected = (self.cfg["n_buckets"], len(self.cfg["classes"]))
-        if weights.shape != expected:
-            raise ValueError(
-                f"[{self.name}] {where}: SVM weights have shape {weights.shape}, expected {expected}"
-            )
-        # Prediction uses the saved weights as they are; training further
-        # warm-starts the SVMs from them (w = S / (lambda t) with the saved t).
-        self.svm = OneVsRestSVM(
-            expected[0], expected[1], self.cfg["lam"], self.cfg["average"]
+            settings, inventory, progress = _checked_cfg(settings, inventory, progress, where("cfg"))
+            for key in MODEL_SETTINGS:
+                if settings[key] != self.cfg[key]:
+                    raise ValueError(
+                        f"[{self.name}] {where('cfg')} was trained with {key} = {settings[key]!r} "
+                        f"but the config asks for {self.cfg[key]!r}"
+                    )
+        elif self.is_initialized:
+            version = self.FORMAT_VERSION
+            settings, inventory, progress = self.cfg, self.inventory, self.progress
+        else:
+            raise ModelDataError(f"{where('cfg')}: missing (the saved component is incomplete)")
+        shape = (settings["n_buckets"], len(inventory["classes"]))
+        if version == 1:
+            arrays = {key: _legacy_array(parts, key, where) for key in LEGACY_ARRAYS}
+            weights, lexicon = arrays.pop("weights"), arrays
+            pred_svm = None
+            if weights is not None:
+                weights = numpy.ascontiguousarray(weights, dtype="float32")
+                if weights.shape != shape:
+                    raise ModelDataError(
+                        f"{where('weights.npy')}: SVM weights have shape {weights.shape}, "
+                        f"expected {shape}"
+                    )
+                pred_svm = rebuild_svm(shape[0], shape[1], settings["lam"], {
+                    "table": weights, "t": max(1, int(progress["svm_t"])), "lam": settings["lam"]})
+            if any(value is None for value in lexicon.values()):
+                lexicon = None
+        else:
+            pred_svm = lexicon = None
+            if "weights.npz" in parts:
+                rows, index = serialization.load_sparse_rows(  # frees the bytes early
+                    parts.pop("weights.npz"), where("weights.npz"), shape
+                )
+                pred_svm = compact_svm(rows, index, settings["lam"], max(1, int(progress["svm_t"])))
+            if "lexicon.npz" in parts:
+                lexicon = serialization.load_arrays(
+                    parts["lexicon.npz"], where("lexicon.npz"), ("vocab", "valence", "pairs")
+                )
+        names = {"weights": "weights.npz", "lexicon": "lexicon.npz"} if version > 1 else {
+            "weights": "weights.npy", "lexicon": "vocab.npy"}
+        if pred_svm is None:
+            if not self.is_initialized:
+                self._require_part(parts, names["weights"], where)
+            pred_svm = self._prediction_svm()
+            if (pred_svm.n_buckets, pred_svm.n_classes) != shape:
+                raise ValueError(
+                    f"[{self.name}] the component's weights ({pred_svm.n_buckets}, "
+                    f"{pred_svm.n_classes}) do not fit the loaded settings and classes {shape}: "
+                    "load the weights as well"
+                )
+        if lexicon is None:
+            if not self.is_initialized:
+                self._require_part(parts, names["lexicon"], where)
+            lexicon = {"vocab": self._vocab_ids, "valence": self._valence, "pairs": self._pairs}
+        vocab_ids, valence, pairs = _checked_lexicon(lexicon, inventory, where(names["lexicon"]))
+        # everything read and checked: replace the state
+        keep_svm = pred_svm is self._pred_svm and self._svm is not None
+        self.cfg.update(settings)
+        self.inventory = inventory
+        self.progress = progress
+        self._set_lexicon(vocab_ids, valence, pairs)
+        if not keep_svm:
+            self._svm = None  # built from the weights when training goes on
+        self._pred_svm = pred_svm
+        self._model = self._pred_model = None
+        self._label_cache = None
+
+    def _restore_pickled(self, state: dict, model: Optional[bytes]) -> None:
+        super()._restore_pickled(state, model)
+        if self._vocab_ids is None:  # pickled before initialize()
+            self._set_lexicon(*_empty_lexicon())
+
+
+def _empty_lexicon():
+    return (numpy.zeros(0, dtype="uint64"), numpy.zeros((2, 0), dtype="float32"),
+            numpy.zeros(0, dtype="uint64"))
+
+
+def _section(saved: dict, key: str, where: str) -> dict:
+    value = saved.get(key)
+    if not isinstance(value, dict):
+        raise ModelDataError(f"{where}: no {key!r} object")
+    return value
+
+
+def _split_format1_cfg(saved: dict) -> Tuple[dict, dict, dict]:
+    """Model format 1 kept settings, inventory and progress in one dict (the
+    SVM step count as ``svm_t``)."""
+    settings = {key: saved[key] for key in SETTINGS if key in saved}
+    inventory = {key: saved[key] for key in empty_inventory() if key in saved}
+    progress = {key: saved[key] for key in fresh_progress() if key in saved}
+    return settings, inventory, progress
+
+
+def _checked_cfg(settings: dict, inventory: dict, progress: dict, where: str):
+    """The three sections with their keys present (a damaged cfg names the
+    first missing key); unknown keys are dropped."""
+    out = []
+    for name, section, keys in (("settings", settings, SETTINGS),
+                                ("inventory", inventory, tuple(empty_inventory())),
+                                ("progress", progress, tuple(fresh_progress()))):
+        missing = [key for key in keys if key not in section]
+        if missing:
+            raise ModelDataError(f"{where}: the {name} lack {', '.join(missing)}")
+        out.append({key: section[key] for key in keys})
+    settings, inventory, progress = out
+    classes = inventory["classes"]
+    n_labels = len(inventory["labels"])
+    if (not isinstance(classes, list) or not classes or classes[0] != ["S", -1]
+            or any(not isinstance(c, list) or len(c) != 2 or c[0] not in MOVES
+                   or not -1 <= c[1] < n_labels for c in classes)):
+        raise ModelDataError(f"{where}: the transition classes are damaged")
+    return settings, inventory, progress
+
+
+def _legacy_array(parts: Dict[str, bytes], key: str, where: Callable[[str], str]):
+    """An array of model format 1: ``<key>.npy`` on disk, ``<key>`` (already
+    an array) in bytes; None if absent."""
+    if f"{key}.npy" in parts:
+        return serialization.load_npy(parts[f"{key}.npy"], where(f"{key}.npy"))
+    if key in parts:
+        value = parts[key]
+        if isinstance(value, numpy.ndarray):
+            return value
+        raise ModelDataError(f"{where(key)}: expected an array, got {type(value).__name__}")
+    return None
+
+
+def _checked_lexicon(lexicon: Dict[str, numpy.ndarray], inventory: dict, where: str):
+    vocab = numpy.asarray(lexicon["vocab"])
+    valence = numpy.asarray(lexicon["valence"])
+    pairs = numpy.asarray(lexicon["pairs"])
+    if vocab.ndim != 1 or vocab.dtype.kind not in "ui" or pairs.ndim != 1 or pairs.dtype.kind not in "ui":
+        raise ModelDataError(f"{where}: the vocabulary and word pairs must be 1-d integer arrays")
+    if vocab.shape[0] != inventory["vocab_size"]:
+        raise ModelDataError(
+            f"{where}: {vocab.shape[0]} vocabulary words, but the cfg says {inventory['vocab_size']}"
         )
-        self.svm.set_weights(weights, max(1, int(cfg["svm_t"])))
-        self._pred_weights = weights
-        self._pred_model = None
-        self._vocab_ids = numpy.ascontiguousarray(arrays["vocab"], dtype="uint64")
-        self._valence = numpy.ascontiguousarray(arrays["valence"], dtype="float32").reshape(2, -1)
-        self._pairs = numpy.ascontiguousarray(arrays["pairs"], dtype="uint64")
-        self._epoch = list(cfg.get("epoch_progress", [0, 0]))
-        self._model = None
-
-    def to_bytes(self, *, exclude=SimpleFrozenList()) -> bytes:
-        return srsly.msgpack_dumps({"cfg": self._serial_cfg(), **self._arrays()})
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
-        data = srsly.msgpack_loads(bytes_data)
-        self._load(data["cfg"], data, "the serialized component")
-        return self
-
-    def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg", self._serial_cfg())
-        for key, array in self._arrays().items():
-            numpy.save(path / f"{key}.npy", array)
-
-    def from_disk(self, path, *, exclude=SimpleFrozenList()):
-        path = ensure_path(path)
-        cfg = self._read_cfg(path)
-        arrays = {}
-        for key in ("weights", "vocab", "valence", "pairs"):
-            file = path / f"{key}.npy"
-            if not file.exists():
-                raise ValueError(f"[{self.name}] {path} lacks {file.name}")
-            arrays[key] = numpy.load(file)
-        self._load(cfg, arrays, str(path))
-        return self
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_model"] = state["_pred_model"] = None  # rebuilt from the SVM and arrays
-        state["_label_cache"] = None
-        return state
-
+    if valence.size != 2 * vocab.shape[0]:
+        raise ModelDataError(f"{where}: valence of {valence.size} values for {vocab.shape[0]} words")
+    vocab = numpy.ascontiguousarray(vocab, dtype="uint64")
+    pairs = numpy.ascontiguousarray(pairs, dtype="uint64")
+    if numpy.any(vocab[1:] <= vocab[:-1]) or numpy.any(pairs[1:] <= pairs[:-1]):
+        raise ModelDataError(f"{where}: the vocabulary and word pairs must be sorted and unique")
+    valence = numpy.ascontiguousarray(valence, dtype="float32").reshape(2, -1)
+    return vocab, valence, pairs
 
 def _lift(heads: numpy.ndarray, deps: List[str]) -> Tuple[numpy.ndarray, List[str]]:
     """Pseudo-projective lifting (Nivre & Nilsson 2005, HEAD encoding) with

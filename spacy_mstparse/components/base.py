@@ -53,7 +53,8 @@ class DependencyPipe(Pipe):
     formats still load), provide ``predict``, ``set_annotations``,
     ``tag_attrs`` (the doc attributes their features read), and the
     serializer table ``_serial_parts`` / ``_load_parts``; ``self.cfg`` must
-    hold ``max_sentence_length`` and ``labels``.
+    hold ``max_sentence_length``, and ``labels`` unless ``label_data`` is
+    overridden.
     """
 
     FORMAT_VERSION = 1
@@ -82,10 +83,12 @@ class DependencyPipe(Pipe):
     # -- labels ---------------------------------------------------------------
     @property
     def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["labels"])
+        return tuple(self.label_data)
 
     @property
     def label_data(self) -> List[str]:
+        """The labels in the order of the model (``self.cfg["labels"]``
+        unless a subclass keeps them elsewhere)."""
         return list(self.cfg["labels"])
 
     def add_label(self, label: str) -> int:
@@ -253,7 +256,9 @@ class DependencyPipe(Pipe):
 
     def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
         """Restore the component from ``{name: bytes}``; ``where(name)`` says
-        where a part came from, for error messages. Excluded parts are absent."""
+        where a part came from, for error messages. Excluded parts are absent.
+        The dict is the component's to consume (popping a large part frees its
+        bytes as soon as it is decoded)."""
         raise NotImplementedError
 
     def to_bytes(self, *, exclude=SimpleFrozenList()) -> bytes:

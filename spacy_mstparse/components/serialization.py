@@ -9,7 +9,9 @@ bytes, and ``exclude`` drops parts by name (with or without the extension) in
 all four directions. Pickling goes through ``to_bytes`` as well.
 
 Parts are JSON (``dump_json``) or numpy arrays in an ``.npz`` archive
-(``dump_arrays``; never pickled objects). Reading a damaged, truncated,
+(``dump_arrays``; never pickled objects); weights with few non-zero entries
+as a bitmap plus the values (``dump_sparse_vector``, or per row and entry
+for a table, ``dump_sparse_rows``). Reading a damaged, truncated,
 empty or foreign file raises ``ModelDataError``: one line naming the file and
 what is wrong with it, which the CLI prints without a traceback.
 """
@@ -17,10 +19,9 @@ import io
 import json
 import zipfile
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Mapping
+from typing import Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 import numpy
-import srsly
 from spacy import util
 
 from ..corpus.atomic import atomic_write_bytes
@@ -31,18 +32,33 @@ class ModelDataError(ValueError):
     """A saved component that cannot be read: names the file and the problem."""
 
 
+# What ``Language`` passes to every component as ``exclude`` ("vocab": the
+# pipeline's shared ``Vocab``, saved by the pipeline, never by a component).
+# It names no part, also when an older layout has a file called ``vocab``.
+SHARED_NAMES = frozenset(["vocab"])
+
+
 def excluded_names(names: Iterable[str], exclude: Iterable[str]) -> list:
     """What to pass to ``spacy.util`` as ``exclude``: the part names dropped
     by ``exclude`` and their stems (``"arc_weights"`` drops
     ``"arc_weights.npz"``; ``spacy.util.to_disk`` compares stems, ``to_bytes``
-    whole names)."""
-    exclude = set(exclude)
+    whole names). ``SHARED_NAMES`` drop nothing."""
+    exclude = set(exclude) - SHARED_NAMES
     dropped = [name for name in names if name in exclude or name.split(".")[0] in exclude]
     return dropped + [name.split(".")[0] for name in dropped]
 
 
 def dump_json(data: Mapping) -> bytes:
-    return srsly.json_dumps(data, indent=2).encode("utf8")
+    """Indented JSON with floats written exactly (Python's shortest repr, which
+    reads back to the same double; srsly's ujson keeps only 10 digits)."""
+    return json.dumps(data, indent=2, ensure_ascii=False,
+                      default=_json_scalar).encode("utf8")
+
+
+def _json_scalar(value):
+    if isinstance(value, numpy.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def load_json(data: bytes, where: str) -> dict:
@@ -97,12 +113,106 @@ def dump_sparse_vector(weights: numpy.ndarray) -> bytes:
     return dump_arrays(**sparse_weights.pack(weights))
 
 
-def load_sparse_vector(data: bytes, where: str) -> numpy.ndarray:
+# Entries unpacked at a time by ``load_sparse_vector`` (a multiple of 8, so
+# that blocks start on a byte of the bitmap).
+UNPACK_BLOCK = 1 << 20
+# Set bits of each byte value.
+_POPCOUNT = numpy.unpackbits(numpy.arange(256, dtype="uint8")[:, None], axis=1).sum(1)
+
+
+def load_sparse_vector(data: bytes, where: str, shape: Optional[Tuple[int, ...]] = None
+                       ) -> numpy.ndarray:
+    """The float32 weights of a ``dump_sparse_vector`` archive, reshaped to
+    ``shape`` if given (which must hold as many weights). Unpacked block by
+    block into the result, so that loading a large table needs little more
+    memory than the table itself (pass ``parts.pop(name)``, and the file's
+    bytes can be freed before the table is allocated)."""
     arrays = load_arrays(data, where, ("n", "nonzero_bits", "values"))
+    del data
+    return _unpack_sparse(arrays, where, shape)
+
+
+def _unpack_sparse(arrays: Dict[str, numpy.ndarray], where: str,
+                   shape: Optional[Tuple[int, ...]]) -> numpy.ndarray:
+    n_field = numpy.asarray(arrays["n"]).reshape(-1)
+    if n_field.shape != (1,) or n_field[0] < 0:
+        raise ModelDataError(f"{where}: field 'n' must be one non-negative count")
+    n = int(n_field[0])
+    if shape is not None and n != int(numpy.prod(shape)):
+        raise ModelDataError(
+            f"{where}: holds {n} weights, expected {' x '.join(map(str, shape))} = "
+            f"{int(numpy.prod(shape))}"
+        )
+    bits = numpy.asarray(arrays["nonzero_bits"])
+    values = numpy.asarray(arrays["values"])
+    if bits.dtype != numpy.uint8 or bits.shape != ((n + 7) // 8,):
+        raise ModelDataError(f"{where}: bitmap of {bits.shape} bytes does not fit n = {n}")
+    out = numpy.empty(n, dtype="float32")
+    used = 0
     try:
-        return sparse_weights.unpack(arrays, where)
+        for start in range(0, n, UNPACK_BLOCK):
+            end = min(n, start + UNPACK_BLOCK)
+            block_bits = bits[start // 8 : (end + 7) // 8]
+            count = int(_POPCOUNT[block_bits].sum())
+            out[start:end] = sparse_weights.unpack(
+                {"n": numpy.array([end - start]), "nonzero_bits": block_bits,
+                 "values": values[used : used + count]},
+                where,
+            )
+            used += count
     except ValueError as err:
         raise ModelDataError(str(err)) from None
+    if used != values.shape[0]:
+        raise ModelDataError(
+            f"{where}: the bitmap marks {used} non-zero weights but {values.shape[0]} values "
+            "are stored"
+        )
+    return out if shape is None else out.reshape(shape)
+
+
+def dump_sparse_rows(table: numpy.ndarray, index: Optional[numpy.ndarray] = None) -> bytes:
+    """A 2-d float32 table as a bitmap of its non-zero rows (``row_bits``)
+    plus those rows, in order, as a ``dump_sparse_vector`` (bitmap of their
+    non-zero entries and the values). With ``index`` (one int32 per row of
+    the full table: its row in ``table``, or -1 for an all-zero row),
+    ``table`` holds only the rows the index points to."""
+    table = numpy.asarray(table, dtype="float32")
+    if table.ndim != 2:
+        raise ValueError(f"expected a 2-d table, got shape {table.shape}")
+    if index is None:
+        nonzero_rows = (table != 0).any(axis=1)
+        kept = table[nonzero_rows]
+    else:
+        nonzero_rows = index >= 0
+        kept = table[index[nonzero_rows]]
+    return dump_arrays(
+        n_rows=numpy.array([nonzero_rows.shape[0]], dtype="int64"),
+        row_bits=numpy.packbits(nonzero_rows),
+        **sparse_weights.pack(kept.reshape(-1)),
+    )
+
+
+def load_sparse_rows(data: bytes, where: str, shape: Tuple[int, int]
+                     ) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """``(rows, index)`` from a ``dump_sparse_rows`` archive of a table of
+    ``shape``: the non-zero rows (k x shape[1] float32) and the int32 index
+    of each row of the full table into them (-1: all zero). The dense table
+    is never built (pass ``parts.pop(name)`` to free the file's bytes early)."""
+    arrays = load_arrays(data, where, ("n_rows", "row_bits", "n", "nonzero_bits", "values"))
+    del data
+    n_rows = numpy.asarray(arrays["n_rows"]).reshape(-1)
+    if n_rows.shape != (1,) or int(n_rows[0]) != shape[0]:
+        raise ModelDataError(f"{where}: holds a table of {n_rows.tolist()} rows, expected {shape[0]}")
+    row_bits = numpy.asarray(arrays["row_bits"])
+    if row_bits.dtype != numpy.uint8 or row_bits.shape != ((shape[0] + 7) // 8,):
+        raise ModelDataError(f"{where}: row bitmap of {row_bits.shape} bytes does not fit "
+                             f"{shape[0]} rows")
+    nonzero_rows = numpy.unpackbits(row_bits, count=shape[0]).view(bool)
+    k = int(nonzero_rows.sum())
+    rows = _unpack_sparse(arrays, where, (k, shape[1]))
+    index = numpy.full(shape[0], -1, dtype="int32")
+    index[nonzero_rows] = numpy.arange(k, dtype="int32")
+    return rows, index
 
 
 def to_bytes(parts: Dict[str, Callable[[], bytes]], exclude) -> bytes:

@@ -168,6 +168,7 @@ cdef class ArcStandardModel:
         tree must be projective with one root word (``arc_standard.oracle``
         checks). Returns (configurations, wrong predictions before the step,
         summed hinge loss over all classes)."""
+        self.svm.check_trainable()
         cdef int n_tokens = words.shape[0]
         _check_lengths(n_tokens, tags, dl, dr, bounds)
         if gold_heads.shape[0] != n_tokens or gold_classes.shape[0] != n_tokens:

@@ -23,6 +23,11 @@ reads S directly, since the positive factor 1/(lambda t) changes no
 ranking. The intercept is the weight of a bias feature (regularized like
 the others).
 
+For prediction only, ``compact_svm`` holds just the non-zero rows of a
+table plus an int32 index bucket -> row (-1: an all-zero row, skipped when
+scoring): after training on EWT a third of the hashed rows are zero, and a
+loaded parser needs 2/3 of the dense table's memory.
+
 With ``average=True`` the SVMs also keep the t-weighted average of the
 iterates w_t0+1 .. w_T, sum_k k w_k / sum_k k (not in the seed, which used the
 last iterate; weights k as in Lacoste-Julien, Schmidt & Bach 2012 for
@@ -56,13 +61,15 @@ cdef class OneVsRestSVM:
         self.n_classes = n_classes
         self.lam = lam
         self.average = average
+        self.compact = False
+        self.index = NULL
         self.t = 0
         self._set_table(numpy.zeros((n_buckets, n_classes), dtype="float32"))
         self._reset_average()
 
     def _set_table(self, table):
         table = numpy.ascontiguousarray(table, dtype="float32")
-        if table.shape != (self.n_buckets, self.n_classes):
+        if not self.compact and table.shape != (self.n_buckets, self.n_classes):
             raise ValueError(
                 f"SVM table has shape {table.shape}, expected ({self.n_buckets}, {self.n_classes})"
             )
@@ -70,7 +77,7 @@ cdef class OneVsRestSVM:
             table = table.copy()
         self._table = table
         cdef float[:, ::1] view = table
-        self.S = &view[0, 0]
+        self.S = &view[0, 0] if table.shape[0] else NULL
 
     def _reset_average(self):
         """Average the iterates from the current step on."""
@@ -105,6 +112,9 @@ cdef class OneVsRestSVM:
         cdef const float* row
         cdef float v
         memset(out, 0, C * sizeof(float))
+        if self.index != NULL:
+            self._compact_scores(ids, vals, nf, out)
+            return
         for f in range(nf):
             # rows are scattered over a large table: ask for all their cache
             # lines before summing
@@ -113,6 +123,29 @@ cdef class OneVsRestSVM:
                 __builtin_prefetch(row + c)
         for f in range(nf):
             row = self.S + (ids[f] & mask) * C
+            v = vals[f]
+            for c in range(C):
+                out[c] += v * row[c]
+
+    cdef void _compact_scores(self, const uint64_t* ids, const float* vals, int nf,
+                              float* out) noexcept nogil:
+        # raw_scores through the row index (rows of index -1 are zero)
+        cdef int C = self.n_classes
+        cdef uint64_t mask = self.n_buckets - 1
+        cdef int f, c, r
+        cdef const float* row
+        cdef float v
+        for f in range(nf):
+            r = self.index[ids[f] & mask]
+            if r >= 0:
+                row = self.S + <size_t>r * C
+                for c in range(0, C, 16):
+                    __builtin_prefetch(row + c)
+        for f in range(nf):
+            r = self.index[ids[f] & mask]
+            if r < 0:
+                continue
+            row = self.S + <size_t>r * C
             v = vals[f]
             for c in range(C):
                 out[c] += v * row[c]
@@ -163,6 +196,7 @@ cdef class OneVsRestSVM:
         """One pass of stochastic steps over the rows of a CSR matrix, in
         order; y holds the gold class of each row. Returns (number of rows
         whose argmax class was wrong before its step, summed hinge loss)."""
+        self.check_trainable()
         cdef Py_ssize_t n_rows = y.shape[0]
         if indptr.shape[0] != n_rows + 1:
             raise ValueError("indptr must have one entry more than y")
@@ -210,6 +244,25 @@ cdef class OneVsRestSVM:
                 self.raw_scores(&idx[start], &val[start], nf, &ov[i, 0])
         return out.astype("float64") * self.scale
 
+    def check_trainable(self):
+        if self.compact:
+            raise ValueError("a compact SVM (compact_svm) only predicts; it cannot be trained")
+
+    def dense_table(self):
+        """The table as n_buckets x n_classes (expanded if compact)."""
+        if not self.compact:
+            return self._table
+        dense = numpy.zeros((self.n_buckets, self.n_classes), dtype="float32")
+        present = self._index >= 0
+        dense[present] = self._table[self._index[present]]
+        return dense
+
+    @property
+    def row_index(self):
+        """The compact SVM's int32 index bucket -> row of ``table`` (-1: zero
+        row); None for a dense one."""
+        return self._index
+
     @property
     def scale(self) -> float:
         """1 / (lambda t): w = scale * S (0 before the first step)."""
@@ -217,19 +270,20 @@ cdef class OneVsRestSVM:
 
     @property
     def table(self):
-        """S, the running sums (the array itself, not a copy)."""
+        """S, the running sums (the array itself, not a copy; only the
+        non-zero rows if compact)."""
         return self._table
 
     @property
     def weights(self):
         """The current SVM weights w = S / (lambda t), (n_buckets, n_classes) float64."""
-        return self._table.astype("float64") * self.scale
+        return self.dense_table().astype("float64") * self.scale
 
     def averaged_weights(self):
         """sum_k k w_k / sum_k k over the steps k = t0+1 .. t as float32 (the
         current weights when averaging is off or no step was taken)."""
         if not self.average or self.t == self.t0:
-            return (self._table * self.scale).astype("float32")
+            return (self.dense_table() * self.scale).astype("float32")
         dt = (self.t - self._stamp).astype("float32")
         total = self._acc + self._table * dt[:, None]
         weight_sum = (self.t * (self.t + 1) - self.t0 * (self.t0 + 1)) / 2.0
@@ -241,20 +295,33 @@ cdef class OneVsRestSVM:
         return self.averaged_weights()
 
     def set_weights(self, weights, t):
-        """Start from the given weights w as if after t steps (warm start);
-        averaging restarts at step t."""
-        weights = numpy.asarray(weights, dtype="float64")
+        """Start from the given weights w as if after t steps (warm start):
+        S = w lambda t, computed in float64 a block of rows at a time (no
+        float64 copy of a large table); averaging restarts at step t."""
+        weights = numpy.asarray(weights)
+        if weights.shape != (self.n_buckets, self.n_classes):
+            raise ValueError(
+                f"weights have shape {weights.shape}, expected ({self.n_buckets}, {self.n_classes})"
+            )
+        self._set_index(None)
         self.t = int(t)
-        self._set_table((weights * (self.lam * self.t)).astype("float32"))
+        factor = self.lam * self.t
+        table = numpy.empty((self.n_buckets, self.n_classes), dtype="float32")
+        block = max(1, (1 << 20) // self.n_classes)
+        for start in range(0, self.n_buckets, block):
+            table[start : start + block] = weights[start : start + block].astype("float64") * factor
+        self._set_table(table)
         self._reset_average()
 
     def get_state(self):
         return {"table": self._table, "t": int(self.t), "t0": int(self.t0), "lam": self.lam,
-                "average": bool(self.average), "acc": self._acc, "stamp": self._stamp}
+                "average": bool(self.average), "acc": self._acc, "stamp": self._stamp,
+                "index": self._index}
 
     def set_state(self, state):
         self.lam = float(state["lam"])
         self.average = bool(state.get("average", False))
+        self._set_index(state.get("index"))
         self._set_table(state["table"])
         self.t = int(state["t"])
         self.t0 = int(state.get("t0", 0))
@@ -267,6 +334,39 @@ cdef class OneVsRestSVM:
 
     def __reduce__(self):
         return (_rebuild, (self.n_buckets, self.n_classes, self.lam, self.get_state()))
+
+
+    def _set_index(self, index):
+        cdef const int[:] iv
+        if index is None:
+            self.compact = False
+            self._index = None
+            self.index = NULL
+            return
+        index = numpy.ascontiguousarray(index, dtype="int32")
+        if index.shape != (self.n_buckets,):
+            raise ValueError(f"row index has shape {index.shape}, expected ({self.n_buckets},)")
+        self.compact = True
+        self._index = index
+        iv = index
+        self.index = &iv[0]
+
+
+def compact_svm(rows, index, double lam, t=1):
+    """A prediction-only SVM over the non-zero rows of a table: ``rows``
+    (k, n_classes) float32 and ``index`` (n_buckets,) int32 giving each
+    bucket's row in ``rows`` or -1 for an all-zero row."""
+    rows = numpy.ascontiguousarray(rows, dtype="float32")
+    index = numpy.ascontiguousarray(index, dtype="int32")
+    if rows.ndim != 2 or index.ndim != 1:
+        raise ValueError("rows must be 2-d and index 1-d")
+    n_buckets = index.shape[0]
+    if n_buckets == 0 or (n_buckets & (n_buckets - 1)) != 0:
+        raise ValueError(f"the index must have a power of two entries, got {n_buckets}")
+    if index.size and (index.max(initial=-1) >= rows.shape[0] or index.min(initial=-1) < -1):
+        raise ValueError(f"row index out of range for {rows.shape[0]} rows")
+    return _rebuild(n_buckets, rows.shape[1], lam,
+                    {"table": rows, "t": int(t), "lam": lam, "index": index})
 
 
 def _rebuild(n_buckets, n_classes, lam, state):
