@@ -14,7 +14,6 @@ of named parts (``_serial_parts`` / ``_load_parts``, see ``serialization.py``),
 which ``to_bytes``, ``to_disk``, their inverses and pickling all use.
 """
 import warnings
-from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
@@ -237,15 +236,6 @@ class DependencyPipe(Pipe):
                 f"is spacy-mstparse {__version__}, which reads format {formats}. "
                 "Retrain the pipeline or install the matching spacy-mstparse version."
             )
-
-    def _read_cfg(self, path: Path) -> dict:
-        """Old-style loading (to be removed once both components use the table)."""
-        import srsly
-
-        cfg_path = path / "cfg"
-        if not cfg_path.exists():
-            raise ValueError(f"[{self.name}] no component data at {path} (missing {cfg_path.name})")
-        return srsly.read_json(cfg_path)
 
     # The table: name (= file name) -> function giving its bytes.
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
