@@ -12,12 +12,16 @@ install: $(VENV)/.installed
 $(VENV)/.installed: $(SOURCES)
 	test -x $(PY) || $(PYTHON3) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	@echo "Installing spaCy and the other dependencies into $(VENV), then compiling"
+	@echo "the Cython extensions: about 6 minutes, with no output from pip while it compiles."
+	@echo "(Only again after a .pyx/.pxd file, setup.py or pyproject.toml changes.)"
+	$(PY) -m pip install -e ".[test]"
 	touch $@
 
-# Convert the bundled EWT sample, train a first-order mst_parser with
-# `spacy train` (project.yml workflow), evaluate it, print a few parses and
-# write a displaCy SVG.
+# The `demo` workflow of project.yml on the bundled EWT sample: convert it,
+# train the raw-text pipeline (tagger + morphologizer + senter -> mst_parser)
+# with `spacy train`, evaluate it on the dev file, parse a few plain
+# sentences and write a displaCy SVG.
 demo: install
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m spacy project run demo .
 

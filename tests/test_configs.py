@@ -1,16 +1,28 @@
-"""The shipped training configs: they load, accept the usual overrides, and
-train something sensible on the bundled sample."""
+"""The shipped training configs: they are complete (as `spacy init
+fill-config` writes them), pass `spacy debug config` / `spacy debug data`,
+load, accept the usual overrides, and train something sensible on the bundled
+sample."""
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import spacy
 from spacy.training.initialize import init_nlp
+from spacy.cli.init_config import fill_config
 from spacy.training.loop import train
 
 from spacy_mstparse.corpus.convert import convert
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "en_ewt_sample"
+CONFIGS = sorted(path.name for path in (ROOT / "configs").glob("*.cfg"))
+# Four sentences of plain text, none of them from the sample.
+PARAGRAPH = (
+    "I bought a new phone last week. The battery lasts two days. "
+    "My sister wants one too. We will go to the store on Saturday."
+)
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +40,53 @@ def load(name, docbins, **overrides):
         **overrides,
     }
     return spacy.util.load_config(ROOT / "configs" / name, overrides=overrides)
+
+
+def test_every_config_is_shipped():
+    assert len(CONFIGS) >= 6, CONFIGS
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_config_is_complete(name, tmp_path):
+    """Nothing left for `spacy init fill-config` to add (spacy debug config
+    rejects a config with missing settings such as nlp.disabled)."""
+    filled_path = tmp_path / name
+    fill_config(filled_path, ROOT / "configs" / name, silent=True)
+    shipped = spacy.util.load_config(ROOT / "configs" / name)
+    filled = spacy.util.load_config(filled_path)
+    assert shipped == filled, (shipped, filled)
+
+
+def spacy_cli(*args):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy", *map(str, args)], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_spacy_debug_config(name, docbins):
+    out = spacy_cli(
+        "debug", "config", ROOT / "configs" / name,
+        "--paths.train", docbins / "train.spacy", "--paths.dev", docbins / "dev.spacy",
+    )
+    assert "Config is valid" in out, out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CONFIGS)
+def test_spacy_debug_data(name, docbins):
+    out = spacy_cli(
+        "debug", "data", ROOT / "configs" / name,
+        "--paths.train", docbins / "train.spacy", "--paths.dev", docbins / "dev.spacy",
+    )
+    assert "Corpus is loadable" in out, out
+    assert "100 training docs" in out and "20 evaluation docs" in out, out
+    assert "checks passed" in out and "failed" not in out, out
 
 
 @pytest.mark.parametrize("name", ["mst_parser.cfg", "mst_parser_o2.cfg", "mst_parser_tagged.cfg"])
@@ -66,3 +125,15 @@ def test_tagged_pipeline_trains_parser_on_predicted_tags(docbins):
     scores = nlp.evaluate(dev)
     assert scores["tag_acc"] > 0.8
     assert scores["dep_uas"] > 0.6
+    # Raw text: trained on docs of 10 sentences (docbins), the senter splits
+    # a plain paragraph; trained on one sentence per doc it never splits.
+    doc = nlp(PARAGRAPH)
+    sents = list(doc.sents)
+    assert [s.text for s in sents] == [
+        "I bought a new phone last week.", "The battery lasts two days.",
+        "My sister wants one too.", "We will go to the store on Saturday.",
+    ]
+    for sent in sents:
+        assert sum(token.head.i == token.i for token in sent) == 1, sent
+        assert all(sent.start <= token.head.i < sent.end for token in sent), sent
+    assert all(token.tag_ and token.pos_ and token.dep_ for token in doc)

@@ -1,7 +1,9 @@
 """Slow end-to-end tests: the ``all`` workflow of project.yml (convert, spacy
-train, evaluate, spacy package) run in a scratch copy of the project; the
-packaged pipeline installed into a fresh virtualenv next to a non-editable
-install of this repository; the trained pipelines loaded in-process.
+train, evaluate, spacy package: the raw-text pipeline, tagger + morphologizer
++ senter -> mst_parser) and then the ``demo-gold-tags`` workflow (the papers'
+protocol) run in a scratch copy of the project; the packaged raw-text pipeline
+installed into a fresh virtualenv next to a non-editable install of this
+repository and run on plain text; the trained pipelines loaded in-process.
 
 The project run is a module-scoped fixture shared by all tests. The fresh
 venv's `pip install <repo>` (which compiles the Cython extensions, most of the
@@ -27,12 +29,19 @@ import srsly
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
-# Enough epochs that spacy train evaluates a trained model: configs/
-# mst_parser.cfg evaluates every 100 steps (eval_frequency), the bundled
-# sample (1000 sentences, ~1000-word batches) gives ~25-30 steps per epoch,
-# and the model after the last step is never scored, so with 2 epochs
-# model-best would be the model after step 0 (one batch). An epoch takes ~2s.
+# Enough epochs that spacy train evaluates a trained model (the model after
+# the last step is never scored): the tagged pipeline is evaluated every 100
+# steps (vars.eval_frequency) and takes ~100 steps per epoch of the sample
+# (~13 s); the gold-tag config every 20 steps, ~22 steps per epoch (~3 s).
 MAX_EPOCHS = 5
+GOLD_MAX_EPOCHS = 5
+# Four plain sentences (none from the sample) and how the pipeline of the
+# `all` workflow must split them.
+PARAGRAPH_SENTS = [
+    "I bought a new phone last week.", "The battery lasts two days.",
+    "My sister wants one too.", "We will go to the store on Saturday.",
+]
+PARAGRAPH = " ".join(PARAGRAPH_SENTS)
 PROJECT_TIMEOUT = 900
 PIP_TIMEOUT = 900
 INSTALL_TEST = "test_spacy_package_installs_and_loads_in_fresh_venv"
@@ -116,7 +125,8 @@ def fresh_venv(tmp_path_factory) -> SimpleNamespace:
 
 @pytest.fixture(scope="module")
 def project(request, tmp_path_factory) -> SimpleNamespace:
-    """Run `spacy project run all` once in a scratch copy of the project."""
+    """Run `spacy project run all`, then `demo-gold-tags`, once in a scratch
+    copy of the project."""
     if any(item.name == INSTALL_TEST for item in request.session.items):
         # Start compiling the repo in the fresh venv while the project runs.
         request.getfixturevalue("fresh_venv")
@@ -135,6 +145,11 @@ def project(request, tmp_path_factory) -> SimpleNamespace:
         timeout=PROJECT_TIMEOUT,
     )
     seconds = time.perf_counter() - start
+    gold_result = subprocess.run(
+        [sys.executable, "-m", "spacy", "project", "run", "demo-gold-tags", str(root),
+         "--vars.gold_max_epochs", str(GOLD_MAX_EPOCHS)],
+        cwd=root, env=_bin_dir_env(), capture_output=True, text=True, timeout=PROJECT_TIMEOUT,
+    )
     name, config = variables["name"], variables["config"]
     package = f"{variables['lang']}_{variables['package_name']}"
     package_dir = root / "packages" / f"{package}-{variables['package_version']}"
@@ -145,6 +160,9 @@ def project(request, tmp_path_factory) -> SimpleNamespace:
         corpus=[root / "corpus" / f"{name}-train.spacy", root / "corpus" / f"{name}-dev.spacy"],
         training=root / "training" / f"{name}-{config}",
         metrics=root / "metrics" / f"{name}-{config}.json",
+        gold_result=gold_result,
+        gold_training=root / "training" / f"{name}-{variables['gold_config']}",
+        gold_metrics=root / "metrics" / f"{name}-{variables['gold_config']}.json",
         package=package,
         package_dir=package_dir,
         sdist=package_dir / "dist" / f"{package_dir.name}.tar.gz",
@@ -167,7 +185,8 @@ def test_project_workflow_all(project):
     for model in ("model-best", "model-last"):
         assert (project.training / model / "config.cfg").is_file()
         assert (project.training / model / "meta.json").is_file()
-        assert (project.training / model / "mst_parser").is_dir()
+        for component in ("tagger", "morphologizer", "senter", "mst_parser"):
+            assert (project.training / model / component).is_dir(), component
     metrics = srsly.read_json(project.metrics)
     for key in ("uas", "las", "uas_all", "las_all", "tokens_per_second"):
         assert key in metrics, key
@@ -176,7 +195,7 @@ def test_project_workflow_all(project):
     assert 0 < metrics["las"] <= metrics["uas"] <= 100
     assert 0 < metrics["las_all"] <= metrics["uas_all"] <= 100
     assert metrics["tokens_per_second"] > 0
-    assert metrics["gold_tags"] is True
+    assert metrics["gold_tags"] is False  # tags predicted by the pipeline
     sdists = sorted((project.root / "packages").glob("*/dist/*.tar.gz"))
     assert project.sdist in sdists, sdists
 
@@ -210,19 +229,19 @@ def test_spacy_package_installs_and_loads_in_fresh_venv(finished_project, fresh_
 
     run("-m", "pip", "install", project.sdist)
 
-    words = ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "."]
-    pos = ["DET", "ADJ", "ADJ", "NOUN", "VERB", "ADP", "DET", "ADJ", "NOUN", "PUNCT"]
-    tags = ["DT", "JJ", "JJ", "NN", "VBZ", "IN", "DT", "JJ", "NN", "."]
+    # Plain text: the installed pipeline tokenizes, tags, splits and parses.
+    text = PARAGRAPH
     script = textwrap.dedent(
         f"""
         import importlib.metadata, json
         import spacy
-        from spacy.tokens import Doc
         import spacy_mstparse
 
         nlp = spacy.load({project.package!r})
-        doc = nlp(Doc(nlp.vocab, words={words!r}, pos={pos!r}, tags={tags!r}))
+        doc = nlp({text!r})
         print(json.dumps({{
+            "words": [t.text for t in doc],
+            "sents": [[s.start, s.end] for s in doc.sents],
             "heads": [t.head.i for t in doc],
             "deps": [t.dep_ for t in doc],
             "pipeline": nlp.pipe_names,
@@ -235,37 +254,56 @@ def test_spacy_package_installs_and_loads_in_fresh_venv(finished_project, fresh_
     # The component warns when its features read a tag column the doc lacks.
     assert "annotation but the parser's features" not in result.stderr, result.stderr
     parsed = json.loads(result.stdout.strip().splitlines()[-1])
-    assert parsed["pipeline"] == ["mst_parser"]
+    assert parsed["pipeline"] == ["tok2vec", "tagger", "morphologizer", "senter", "mst_parser"]
     # The fresh venv's own (compiled, non-editable) copy of the plugin.
     plugin_file = Path(parsed["plugin_file"]).resolve()
     assert venv.venv.resolve() in plugin_file.parents, parsed["plugin_file"]
     assert "site-packages" in plugin_file.parts, parsed["plugin_file"]
     assert any(r.startswith("spacy-mstparse") for r in parsed["requires"]), parsed["requires"]
-    heads, deps = parsed["heads"], parsed["deps"]
+    words, heads, deps = parsed["words"], parsed["heads"], parsed["deps"]
+    assert "".join(words) == text.replace(" ", "")
     assert len(heads) == len(deps) == len(words)
-    assert all(0 <= h < len(words) for h in heads), heads
-    roots = [i for i, h in enumerate(heads) if h == i]
-    assert len(roots) == 1, parsed
-    assert deps[roots[0]].lower() == "root", parsed
+    assert len(parsed["sents"]) == len(PARAGRAPH_SENTS), parsed
+    for start, end in parsed["sents"]:
+        assert all(start <= heads[i] < end for i in range(start, end)), parsed
+        roots = [i for i in range(start, end) if heads[i] == i]
+        assert len(roots) == 1, parsed
+        assert deps[roots[0]].lower() == "root", parsed
     assert all(deps), parsed
 
 
-def test_trained_pipelines_load_and_meta_scores_match_evaluate(finished_project):
+def test_raw_text_pipeline_splits_sentences(finished_project):
+    """Trained as project.yml trains it (10-sentence docs), the senter splits
+    a plain paragraph; trained on one sentence per doc it never did."""
+    import spacy
+
+    for model in ("model-best", "model-last"):
+        nlp = spacy.load(finished_project.training / model)
+        doc = nlp(PARAGRAPH)
+        assert [sent.text for sent in doc.sents] == PARAGRAPH_SENTS, model
+        for sent in doc.sents:
+            assert sum(token.head.i == token.i for token in sent) == 1, (model, sent)
+        assert all(token.tag_ and token.pos_ and token.dep_ for token in doc), model
+
+
+def test_gold_tag_workflow_loads_and_meta_scores_match_evaluate(finished_project):
     import spacy
     from spacy.tokens import Doc
 
     project = finished_project
+    _check(project.gold_result)
     words = ["This", "is", "a", "sentence", "."]
     pos = ["PRON", "AUX", "DET", "NOUN", "PUNCT"]
     tags = ["DT", "VBZ", "DT", "NN", "."]
     for model in ("model-best", "model-last"):
-        nlp = spacy.load(project.training / model)
+        nlp = spacy.load(project.gold_training / model)
         assert nlp.pipe_names == ["mst_parser"], model
         doc = nlp(Doc(nlp.vocab, words=words, pos=pos, tags=tags))
         assert doc.has_annotation("DEP"), model
         assert sum(token.head.i == token.i for token in doc) == 1, model
-    meta = srsly.read_json(project.training / "model-best" / "meta.json")
-    metrics = srsly.read_json(project.metrics)
+    meta = srsly.read_json(project.gold_training / "model-best" / "meta.json")
+    metrics = srsly.read_json(project.gold_metrics)
+    assert metrics["gold_tags"] is True
     meta_uas = meta["performance"]["dep_uas"]
     # Same definition on both sides, so they must agree: spacy train scores
     # the dev corpus with spacy_mstparse.parser_scorer.v1 (spaCy's
