@@ -46,11 +46,13 @@ cdef void cle_work_free(CLEWork* wk) noexcept nogil
 
 # Maximum spanning arborescence of wk.W (any number of root children; the
 # caller penalizes root arcs for one root child). heads receives the tree.
-# prefer (NULL or a tree): among equal-scoring choices take the arcs of
-# prefer, so that when prefer is a best tree the result is exactly prefer.
+# prefer (NULL or a valid tree; needs extras): among equal-scoring choices
+# take the arcs of prefer, so that when prefer is a best tree the result is
+# exactly prefer (up to rounding: the caller compares).
 # nxt (NULL, or with prefer = the best tree; needs extras): also find the
-# second best tree (Camerini, Fratta & Maffioli 1980). Returns 0, or 1 (no
-# tree avoids the -inf arcs).
+# second best tree (Camerini, Fratta & Maffioli 1980), valid when the result
+# equals prefer. Returns 0, or 1 (no tree avoids the -inf arcs; heads is then
+# not a tree).
 cdef int cle_solve(CLEWork* wk, int* heads, const int* prefer,
                    CLENext* nxt) noexcept nogil
 

@@ -153,7 +153,8 @@ cdef int _k_best_decode(const float* scores, int n, int k, bint single_root, int
         if rc == 0 and (not single_root or _n_root(S.tree, N) == 1):
             S.tree_w[0] = _weight(S.mat, S.tree, N)
             found = 1
-            _next(&wk, &S, 0, scratch, reference)
+            if k > 1:
+                _next(&wk, &S, 0, scratch, reference)
     n_slots = found
     while 0 < found < k:
         i = -1
@@ -178,6 +179,9 @@ cdef int _k_best_decode(const float* scores, int n, int k, bint single_root, int
         rc = _best(&wk, Mj, tj)
         if rc == 0 and single_root and _n_root(tj, N) != 1:
             break   # every tree left has several root children
+        if rc == 0 and found + 1 == k:
+            found += 1
+            break   # the last tree: no need to split further
         for h in range(N):
             if h != es:
                 Mi[h * N + ed] = -INFINITY
