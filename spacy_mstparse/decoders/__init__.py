@@ -4,6 +4,8 @@
   McDonald, Crammer & Pereira 2005).
 - ``chu_liu_edmonds``: best non-projective tree, maximum spanning arborescence
   (Chu & Liu 1965; Edmonds 1967; McDonald et al. 2005b).
+- ``chu_liu_edmonds_k_best``: the k best non-projective trees (Camerini,
+  Fratta & Maffioli 1980; Hall 2007).
 
 - ``eisner_second_order`` / ``eisner_k_best``: exact projective decoding with
   sibling scores and k-best lists (McDonald & Pereira 2006; Huang & Chiang
@@ -16,20 +18,27 @@
 
 The first-order decoders take ``single_root`` (default True: exactly one word attached to the
 root). ``is_valid_tree`` and ``is_projective`` check head arrays. Cython code
-can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` and
-``projective_marginals_c`` / ``nonprojective_marginals_c`` directly (nogil), see
-the .pxd files.
+can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` /
+``chu_liu_edmonds_k_best_decode`` and ``projective_marginals_c`` /
+``nonprojective_marginals_c`` directly (nogil), see the .pxd files.
+
+Constraints go through the scores: -inf forbids an arc (a fixed head is every
+other head of the word forbidden). Every decoder returns a tree avoiding the
+forbidden arcs whenever its search space holds one, and raises
+``NoTreeError`` (a ValueError) otherwise.
 """
 from .chu_liu_edmonds import chu_liu_edmonds
 from .eisner import eisner
 from .eisner_second_order import eisner_k_best, eisner_second_order, second_order_tree_score
+from .kbest_spanning_trees import chu_liu_edmonds_k_best
 from .marginals import nonprojective_marginals, projective_marginals
 from .second_order_nonprojective import approximate_nonprojective, improve_tree
-from .trees import is_projective, is_valid_tree
+from .trees import NoTreeError, is_projective, is_valid_tree
 
 __all__ = [
     "eisner",
     "chu_liu_edmonds",
+    "chu_liu_edmonds_k_best",
     "eisner_second_order",
     "eisner_k_best",
     "second_order_tree_score",
@@ -39,4 +48,5 @@ __all__ = [
     "nonprojective_marginals",
     "is_valid_tree",
     "is_projective",
+    "NoTreeError",
 ]

@@ -18,6 +18,14 @@ the root may take several children. With ``single_root=True`` the chart is
 built over the words 1..n only and the single root child r is chosen
 exactly as ``argmax_r s(0, r) + cl[1, r] + cr[r, n]``.
 
+Forbidden arcs: a score of -inf forbids the arc. The chart needs no test for
+it: a span that can only be built with a forbidden arc scores -inf and never
+wins a max against a finite span, so whenever some projective tree avoids
+every forbidden arc the best chart item is finite and its back-pointers use
+only allowed arcs. When the best item is -inf no such tree exists and the
+decoder reports it (``DECODE_NO_TREE``, a ``NoTreeError`` in Python) instead
+of returning a tree.
+
 Conventions (see ARCHITECTURE.md): ``scores[h*(n+1)+c]`` is the score of the
 arc h -> c, index 0 is the artificial root, ``heads[0] = -1``. The chart is
 kept in double precision.
@@ -25,7 +33,7 @@ kept in double precision.
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-from .call_decoder cimport call_decoder
+from .call_decoder cimport DECODE_NO_MEMORY, DECODE_NO_TREE, DECODE_OK, call_decoder
 
 
 cdef struct Chart:
@@ -73,11 +81,34 @@ cdef void _back_il(const Chart* ch, int* heads, int s, int t) noexcept nogil:
     _back_cl(ch, heads, r + 1, t)
 
 
+cdef double _finish(const Chart* ch, const float* scores, int n, int* heads,
+                    bint single_root) noexcept nogil:
+    """Pick the root child (single_root), backtrack; return the best tree's score."""
+    cdef int N = n + 1, r, best_r = 1
+    cdef double top, v
+    if single_root:
+        top = -INFINITY
+        for r in range(1, N):
+            v = <double>scores[r] + ch.cl[1 * N + r] + ch.cr[r * N + n]
+            if v > top:
+                top = v
+                best_r = r
+        if top > -INFINITY:
+            heads[best_r] = 0
+            _back_cl(ch, heads, 1, best_r)
+            _back_cr(ch, heads, best_r, n)
+    else:
+        top = ch.cr[n]   # cr[0, n]
+        if top > -INFINITY:
+            _back_cr(ch, heads, 0, n)
+    return top
+
+
 cdef int eisner_decode(const float* scores, int n, int* heads,
                        bint single_root) noexcept nogil:
     cdef int N, s, t, r, w, start, best_r
     cdef size_t NN
-    cdef double best, v
+    cdef double best, v, top
     cdef double* buf
     cdef int* bp
     cdef double* cr_t   # cr_t[t*N+s] = cr[s*N+t]
@@ -85,10 +116,10 @@ cdef int eisner_decode(const float* scores, int n, int* heads,
     cdef double* il_t   # il_t[t*N+s] = il[s, t]; il is only read by column
     cdef Chart ch
     if n < 0:
-        return -1
+        return DECODE_NO_MEMORY
     heads[0] = -1
     if n == 0:
-        return 0
+        return DECODE_OK
     N = n + 1
     NN = <size_t>N * <size_t>N
     buf = <double*>malloc(6 * NN * sizeof(double))
@@ -96,7 +127,7 @@ cdef int eisner_decode(const float* scores, int n, int* heads,
     if buf == NULL or bp == NULL:
         free(buf)
         free(bp)
-        return -1
+        return DECODE_NO_MEMORY
     ch.N = N
     ch.cr = buf
     ch.cl = buf + NN
@@ -164,22 +195,11 @@ cdef int eisner_decode(const float* scores, int n, int* heads,
                 ch.cl[s * N + t] = best
                 cl_t[t * N + s] = best
                 ch.bp_cl[s * N + t] = best_r
-    if single_root:
-        best = -INFINITY
-        best_r = 1
-        for r in range(1, N):
-            v = <double>scores[r] + ch.cl[1 * N + r] + ch.cr[r * N + n]
-            if v > best:
-                best = v
-                best_r = r
-        heads[best_r] = 0
-        _back_cl(&ch, heads, 1, best_r)
-        _back_cr(&ch, heads, best_r, n)
-    else:
-        _back_cr(&ch, heads, 0, n)
+    top = _finish(&ch, scores, n, heads, single_root)
     free(buf)
     free(bp)
-    return 0
+    # top = -inf: every tree uses a forbidden arc.
+    return DECODE_OK if top > -INFINITY else DECODE_NO_TREE
 
 
 def eisner(scores, single_root=True):
@@ -188,5 +208,8 @@ def eisner(scores, single_root=True):
     scores[h, c] is the score of the arc h -> c; index 0 is the root. Returns
     an int32 array ``heads`` of length n+1 with ``heads[0] = -1``. With
     ``single_root=True`` exactly one word is attached to the root.
+
+    A score of -inf forbids the arc; raises ``NoTreeError`` (a ValueError)
+    when every projective tree uses a forbidden arc.
     """
-    return call_decoder(eisner_decode, scores, single_root, "eisner")
+    return call_decoder(eisner_decode, scores, single_root, "eisner", "projective ")

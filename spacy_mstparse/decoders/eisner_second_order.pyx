@@ -27,11 +27,19 @@ split, rank of the left part, rank of the right part). Two sorted lists of
 length k combine into at most k useful pairs (i, j) with (i+1)(j+1) <= k, so
 k-best costs about k log k times the 1-best chart. Ties keep the earlier
 item. Memory is O(k n^2); the sibling score array is (n+1)^3 float32.
+
+Forbidden arcs and sibling pairs: a score of -inf (in ``arc`` or ``sib``)
+forbids what it scores. A combination whose arc and sibling score add up to
+-inf is never pushed, so no cell ever holds a -inf item, the lists hold only
+allowed trees (fewer than k if fewer exist), and when the root list is empty
+no allowed projective tree exists (``NoTreeError`` in Python).
 """
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
 import numpy as np
+
+from .trees import NoTreeError
 
 # Cell kinds.
 DEF K_CR = 0
@@ -94,6 +102,8 @@ cdef inline void _combine(KChart* ch, Py_ssize_t out, Py_ssize_t left, Py_ssize_
     cdef int i, j
     cdef double v
     cdef const double* worst = ch.score + out * k + (k - 1)
+    if extra == -INFINITY:
+        return      # a forbidden arc or sibling pair
     for i in range(na):
         if nb == 0:
             return
@@ -149,8 +159,9 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
                                     int* heads, double* tree_scores) noexcept nogil:
     """The k best projective single-root trees. ``heads`` receives up to k rows
     of n+1 ints, ``tree_scores`` their scores (best first). ``sib`` may be
-    NULL (first order). Returns the number of trees found, or -1 when memory
-    could not be allocated."""
+    NULL (first order); -inf scores forbid. Returns the number of trees found
+    (0 when every tree is forbidden, n >= 1), or -1 when memory could not be
+    allocated."""
     cdef int N = n + 1
     cdef int w, s, t, r, m, e, i
     cdef Py_ssize_t n_cells = <Py_ssize_t>N_KINDS * N * N
@@ -251,6 +262,10 @@ def eisner_k_best(scores, sib=None, int k=5):
         h or lies strictly between h and c).
     Returns ``(heads, tree_scores)``: int32 (m, n+1) with ``heads[:, 0] = -1``
     and float64 (m,), best first, m = min(k, number of trees).
+
+    A score of -inf (arc or sibling) forbids the arc (sibling pair): only
+    trees avoiding them are listed (m counts those); raises ``NoTreeError``
+    (a ValueError) when there is none.
     """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
@@ -274,12 +289,18 @@ def eisner_k_best(scores, sib=None, int k=5):
         found = eisner_second_order_decode(&a[0, 0], sp, n, k, &hv[0, 0], &tv[0])
     if found < 0:
         raise MemoryError(f"eisner_k_best: could not allocate the chart for n={n}, k={k}")
+    if found == 0:
+        raise NoTreeError(
+            "eisner_k_best: no tree satisfies the constraints: every single-root projective "
+            "tree uses a forbidden arc or sibling pair (score -inf)"
+        )
     return heads[:found], tree_scores[:found]
 
 
 def eisner_second_order(scores, sib=None):
     """Best projective single-root tree under arc plus sibling scores
-    (McDonald & Pereira 2006). Returns int32 heads with ``heads[0] = -1``."""
+    (McDonald & Pereira 2006). Returns int32 heads with ``heads[0] = -1``.
+    -inf scores forbid; raises ``NoTreeError`` when no tree avoids them."""
     arc, _ = _checked_scores(scores, sib)
     if arc.shape[0] == 1:
         return np.full(1, -1, dtype=np.int32)

@@ -14,12 +14,25 @@ candidates costs O(n^2 * chain scan) instead of rescoring n^2 trees.
 The model is that of ``eisner_second_order``: arcs ``arc[h, c]`` plus
 ``sib[h, prev, c]`` for each head's dependents on each side taken outwards,
 ``prev = h`` for the first.
+
+Forbidden arcs: a score of -inf in ``scores`` forbids the arc. A move onto a
+forbidden arc (or creating a -inf sibling pair) has gain -inf and is never
+made, so the climb keeps the start tree's property of avoiding them. The
+start is the best projective tree; when every projective tree uses a
+forbidden arc, it is the best first-order non-projective tree
+(``chu_liu_edmonds`` on the arc scores), so an allowed tree is returned
+whenever one exists, and ``NoTreeError`` is raised otherwise. -inf sibling
+scores are honoured exactly only by the projective decoders; here, if the
+result still has a -inf sibling pair (only possible from the fallback
+start), ``NoTreeError`` is raised.
 """
 from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from .eisner_second_order import _checked_scores, eisner_second_order
+from .chu_liu_edmonds import chu_liu_edmonds
+from .eisner_second_order import _checked_scores, eisner_second_order, second_order_tree_score
+from .trees import NoTreeError
 
 DEF GAIN_EPS = 1e-6
 
@@ -146,5 +159,22 @@ def improve_tree(scores, sib, heads, max_moves=None):
 
 def approximate_nonprojective(scores, sib=None):
     """Second-order non-projective tree: the best projective tree improved by
-    single arc moves while the score rises (McDonald & Pereira 2006)."""
-    return improve_tree(scores, sib, eisner_second_order(scores, sib))
+    single arc moves while the score rises (McDonald & Pereira 2006).
+
+    -inf arc scores forbid arcs: returns a single-root tree avoiding them
+    whenever one exists (projective or not), else raises ``NoTreeError``."""
+    try:
+        start = eisner_second_order(scores, sib)
+    except NoTreeError:
+        # No allowed projective tree: start from the best allowed
+        # non-projective one under the arc scores (raises if there is none).
+        start = chu_liu_edmonds(_checked_scores(scores, sib)[0])
+        heads = improve_tree(scores, sib, start)
+        if sib is not None and second_order_tree_score(scores, sib, heads) == -np.inf:
+            raise NoTreeError(
+                "approximate_nonprojective: no tree found that satisfies the constraints: "
+                "every projective tree uses a forbidden arc or sibling pair, and the "
+                "non-projective search kept a forbidden (-inf) sibling pair"
+            ) from None
+        return heads
+    return improve_tree(scores, sib, start)

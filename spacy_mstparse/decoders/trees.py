@@ -6,10 +6,19 @@ A tree over n words is a sequence ``heads`` of length n+1 with ``heads[0] = -1``
 rooted at 0; ``is_projective`` checks that no two arcs cross when the words are
 laid out in order with the root at position 0, i.e. that the tree lies in the
 search space of Eisner's algorithm (Eisner 1996; McDonald et al. 2005).
+``NoTreeError`` is what the decoders raise when the forbidden arcs (score
+-inf) leave no tree in their search space.
 """
 from operator import index
 
-__all__ = ["is_valid_tree", "is_projective"]
+__all__ = ["is_valid_tree", "is_projective", "NoTreeError"]
+
+
+class NoTreeError(ValueError):
+    """No tree in the decoder's search space avoids every forbidden arc.
+
+    A score of -inf forbids an arc (a fixed head is all other heads of the
+    word forbidden). Subclass of ValueError."""
 
 
 def is_valid_tree(heads, single_root=True):
