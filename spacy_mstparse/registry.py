@@ -30,7 +30,8 @@ def make_perceptron() -> Perceptron:
 def make_mira(C: Optional[float] = None, k: int = 5) -> MIRA:
     """Averaged k-best MIRA (McDonald et al. 2005: k = 5): one constraint per
     tree of the k best (Hildreth's algorithm); k = 1 is the closed form.
-    Non-projective decoders give only the best tree, so they train with k = 1.
+    The approximate second-order non-projective decoder gives only the best
+    tree, so there it trains with k = 1.
     ``C`` clips the dual variables (None = no clipping, as in the paper)."""
     return MIRA(C=float("inf") if C is None else C, k=k)
 

@@ -64,8 +64,11 @@ def test_decoder_table_dispatches_each_variant():
     k_best = decode("eisner", arc, None, 3)
     assert len(k_best) == 3
     assert all(np.array_equal(a, b) for a, b in zip(k_best, eisner_k_best(arc, None, 3)[0]))
-    # no k-best variant: one tree
-    assert len(decode("chu_liu_edmonds", arc, None, 3)) == 1
+    cle = decode("chu_liu_edmonds", arc, None, 3)
+    assert len(cle) == 3 and np.array_equal(cle[0], chu_liu_edmonds(arc))
+    # no second-order k-best variant for Chu-Liu-Edmonds: one tree
+    sib = rng.normal(size=(7, 7, 7)).astype("float32")
+    assert len(decode("chu_liu_edmonds", arc, sib, 3)) == 1
     assert set(DECODERS) == {"eisner", "chu_liu_edmonds"}
     with pytest.raises(ValueError, match="decoder"):
         new_model(["root"], decoder="cky")

@@ -28,10 +28,9 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 
-from .. import decoders
 from ..decoders import nonprojective_marginals, projective_marginals, second_order_tree_score
 from .constraints import Constraints
-from .decoding import DECODERS
+from .decoding import DECODERS, decode
 
 MAX_DOUBLINGS = 6
 # Floor of a gold head's probability in the log-likelihood (a gold arc the
@@ -124,18 +123,8 @@ def label_probabilities(label_scores: numpy.ndarray, labels: numpy.ndarray,
 def k_best_trees(decoder: str, arc: numpy.ndarray, sib: Optional[numpy.ndarray],
                  k: int) -> List[numpy.ndarray]:
     """Up to ``k`` distinct trees, best first: the decoder's exact k-best
-    list (Eisner, first and second order; Chu-Liu-Edmonds first order once
-    ``decoders.chu_liu_edmonds_k_best`` exists), else its one best tree."""
-    entry = DECODERS[decoder]
-    k_best = entry.k_best
-    if k_best is None and decoder == "chu_liu_edmonds" and sib is None:
-        cle_k_best = getattr(decoders, "chu_liu_edmonds_k_best", None)
-        if cle_k_best is not None:
-            k_best = lambda a, s, m: cle_k_best(a, m)  # noqa: E731
-    if k > 1 and k_best is not None:
-        trees = list(k_best(arc, sib, k)[0])
-    else:
-        trees = [entry.second_order(arc, sib) if sib is not None else entry.first_order(arc)]
+    list where it has one (``decoding.DECODERS``), else its one best tree."""
+    trees = decode(decoder, arc, sib, k)
     distinct, seen = [], set()
     for heads in trees:
         key = bytes(numpy.asarray(heads, dtype="int32"))
