@@ -187,7 +187,7 @@ def show_command(
     model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
     input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="CoNLL-U file"),
     n: int = typer.Option(3, "--n", "-n", min=1, help="How many sentences to show"),
-    svg: Optional[Path] = typer.Option(None, "--svg", help="Write a displaCy SVG of the first"),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Write a displaCy SVG of the first sentence to this file"),
     gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the file's tags"),
 ) -> None:
     """Print the parses of the first sentences of a CoNLL-U file."""

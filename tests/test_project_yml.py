@@ -30,17 +30,23 @@ def commands(project):
 
 def script_paths(cmd, directories):
     """The file and folder arguments of a command's script: tokens with a
-    slash or naming one of the project's directories (options, module names
-    and the code after `python -c` are not paths)."""
+    slash or naming one of the project's directories, and the file of a
+    benchmark run as ``-m benchmarks.X`` (options, other module names and
+    the code after `python -c` are not paths)."""
     paths = []
     for line in cmd.get("script", []):
         tokens = shlex.split(line)
         skip = False
-        for token in tokens:
+        for i, token in enumerate(tokens):
             if skip:
                 skip = False
                 continue
             if token == "-c":
+                skip = True
+                continue
+            if token == "-m" and i + 1 < len(tokens) and tokens[i + 1].startswith("benchmarks."):
+                # a benchmark script run as a module: its file
+                paths.append(tokens[i + 1].replace(".", "/") + ".py")
                 skip = True
                 continue
             if token.startswith("-") or " " in token:
