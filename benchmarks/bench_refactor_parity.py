@@ -113,7 +113,8 @@ def main(argv=None) -> int:
     p.add_argument("--output", type=Path)
     args = p.parse_args(argv)
     trees = {"old": args.old, "new": args.new}
-    results = {"command": " ".join(sys.argv), "trees": {k: str(v) for k, v in trees.items()},
+    command = "python -m benchmarks.bench_refactor_parity " + " ".join(sys.argv[1:])
+    results = {"command": command, "trees": {k: str(v) for k, v in trees.items()},
                "commits": {}, "orders": {}}
     for name, tree in trees.items():
         head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
