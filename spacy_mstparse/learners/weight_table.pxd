@@ -25,6 +25,7 @@ cdef class WeightTable:
     cdef double sum_ids(self, const uint64_t* ids, Py_ssize_t n) noexcept nogil
     cdef void add_ptr(self, const uint64_t* idx, const double* val, Py_ssize_t n,
                       double step) noexcept nogil
+    cdef double _store(self, uint64_t f, float value) noexcept nogil
     cdef float stored(self, uint64_t f) noexcept nogil
     cdef void scale_bucket(self, uint64_t f, double factor) noexcept nogil
     cdef void assign_ptr(self, const uint64_t* idx, const double* values,

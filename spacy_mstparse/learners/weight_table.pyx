@@ -171,24 +171,25 @@ cdef class WeightTable:
                       double step) noexcept nogil:
         """w += step * x without bounds checks (repeated indices add up)."""
         cdef double factor = step / self.scale
-        cdef double S = self.cum_scale
         cdef double dsq = 0.0
-        cdef double old, new
-        cdef float new32
         cdef Py_ssize_t i
         cdef uint64_t f
         for i in range(n):
             f = idx[i]
-            old = self._v[f]
-            self._acc[f] += old * (S - self._stamp[f])
-            self._stamp[f] = S
-            new32 = <float>(old + factor * val[i])
-            new = new32
-            self._v[f] = new32
-            dsq += new * new - old * old
+            dsq += self._store(f, <float>(self._v[f] + factor * val[i]))
         self.sq_norm_v += dsq
         if self.sq_norm_v < 0.0:
             self.sq_norm_v = 0.0
+
+    cdef double _store(self, uint64_t f, float value) noexcept nogil:
+        """v[f] = value after flushing f's accumulator (the averaging
+        invariant: a bucket is brought up to date just before it changes);
+        returns the change of ||v||^2."""
+        cdef double old = self._v[f]
+        self._acc[f] += old * (self.cum_scale - self._stamp[f])
+        self._stamp[f] = self.cum_scale
+        self._v[f] = value
+        return (<double>value) * value - old * old
 
     cdef float stored(self, uint64_t f) noexcept nogil:
         """The stored value v[f] (the weight is scale * v[f])."""
@@ -197,14 +198,9 @@ cdef class WeightTable:
     cdef void scale_bucket(self, uint64_t f, double factor) noexcept nogil:
         """w[f] *= factor, flushing f's accumulator first (O(1))."""
         cdef double old = self._v[f]
-        cdef float new32
         if factor == 1.0 or old == 0.0:
             return
-        self._acc[f] += old * (self.cum_scale - self._stamp[f])
-        self._stamp[f] = self.cum_scale
-        new32 = <float>(old * factor)
-        self._v[f] = new32
-        self.sq_norm_v += (<double>new32) * new32 - old * old
+        self.sq_norm_v += self._store(f, <float>(old * factor))
         if self.sq_norm_v < 0.0:
             self.sq_norm_v = 0.0
 
@@ -212,20 +208,10 @@ cdef class WeightTable:
                          Py_ssize_t n) noexcept nogil:
         """w[idx[i]] = values[i] (the stored v is values / scale), flushing
         the accumulators first."""
-        cdef double S = self.cum_scale
-        cdef double dsq = 0.0, old, new
-        cdef float new32
+        cdef double dsq = 0.0
         cdef Py_ssize_t i
-        cdef uint64_t f
         for i in range(n):
-            f = idx[i]
-            old = self._v[f]
-            self._acc[f] += old * (S - self._stamp[f])
-            self._stamp[f] = S
-            new32 = <float>(values[i] / self.scale)
-            new = new32
-            self._v[f] = new32
-            dsq += new * new - old * old
+            dsq += self._store(idx[i], <float>(values[i] / self.scale))
         self.sq_norm_v += dsq
         if self.sq_norm_v < 0.0:
             self.sq_norm_v = 0.0
