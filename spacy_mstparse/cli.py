@@ -67,8 +67,9 @@ def warnings_to_stderr() -> Iterator[None]:
 
 
 @contextmanager
-def user_errors(format_name: str = "CoNLL") -> Iterator[None]:
-    """Turn the expected input errors into one line on stderr and exit 1."""
+def user_errors(format_name: str = "CoNLL", io_problem: Optional[str] = None) -> Iterator[None]:
+    """Turn the expected input errors into one line on stderr and exit 1;
+    with ``io_problem``, an ``OSError`` too ("<io_problem>: <error>")."""
     from .corpus.atomic import OutputIsInputError
     from .corpus.conll import ConllFormatError, EmptyInputError, InvalidTreeError
     from .evaluation import EvaluationError
@@ -85,6 +86,10 @@ def user_errors(format_name: str = "CoNLL") -> Iterator[None]:
         fail(f"Invalid tree: {err}")
     except EvaluationError as err:
         fail(str(err))
+    except OSError as err:
+        if io_problem is None:
+            raise
+        fail(f"{io_problem}: {err}")
 
 
 @app.command("convert")
@@ -215,19 +220,10 @@ def calibrate_command(
     (gold-head log-likelihood) and save it in the model; prints the ECE
     (15 bins) and accuracy/coverage at head_prob >= 0.9 and 0.99 before and after."""
     from .calibration import calibrate, format_calibration
-    from .corpus.conll import ConllFormatError
-    from .evaluation import EvaluationError
 
-    try:
-        with warnings_to_stderr():
-            result = calibrate(model, dev_path, gold_tags=gold_tags, fmt=format.value,
-                               component=component, write=not dry_run)
-    except ConllFormatError as err:
-        fail(f"Invalid {format.value} input: {err}")
-    except EvaluationError as err:
-        fail(str(err))
-    except OSError as err:
-        fail(f"Could not read or write a file: {err}")
+    with user_errors(format.value, io_problem="Could not read or write a file"), warnings_to_stderr():
+        result = calibrate(model, dev_path, gold_tags=gold_tags, fmt=format.value,
+                           component=component, write=not dry_run)
     typer.echo(format_calibration(result))
     if not dry_run:
         typer.echo(f"\u2714 temperature {result['temperature']:.4g} written to {result['written_to']}")
@@ -247,16 +243,12 @@ def explain_command(
     """Explain an mst_parser's head and label for one word: the features that
     fired for the chosen and the best competing head / label, with weights."""
     from .calibration import explain_sentence
-    from .corpus.conll import ConllFormatError
-    from .evaluation import EvaluationError
     from .graph.explain import format_explanation
 
     try:
-        with warnings_to_stderr():
+        with user_errors(format.value, io_problem="Could not read a file"), warnings_to_stderr():
             expl = explain_sentence(model, input_path, sent, word, gold_tags=gold_tags,
                                     fmt=format.value, component=component)
-    except ConllFormatError as err:
-        fail(f"Invalid {format.value} input: {err}")
-    except (EvaluationError, ValueError) as err:
+    except ValueError as err:  # a sentence or word number outside the file
         fail(str(err))
     typer.echo(format_explanation(expl, expl["names"], top=top))

@@ -1,4 +1,5 @@
-"""Shared fixtures: a small trained pipeline and the bundled EWT sample."""
+"""Shared fixtures and helpers: a small trained pipeline, the bundled EWT
+sample, and ``run_cli`` (the CLI invoked in-process)."""
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,21 @@ SAMPLE = REPO / "assets" / "en_ewt_sample"
 N_TRAIN_SENTS = 300
 N_EPOCHS = 3
 BATCH_SIZE = 16
+
+
+def run_cli(*args):
+    """Invoke ``python -m spacy_mstparse ARGS`` in-process (typer's CliRunner)
+    and check that it ended without a traceback: expected errors exit through
+    ``typer.Exit``."""
+    from typer.testing import CliRunner
+
+    from spacy_mstparse.cli import app
+
+    result = CliRunner().invoke(app, [str(arg) for arg in args])
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    return result
 
 
 @pytest.fixture(scope="session")

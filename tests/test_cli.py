@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 import spacy
-from typer.testing import CliRunner
 
-from spacy_mstparse.cli import app
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.evaluation import make_input_docs
+
+from conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 METRIC_KEYS = {
@@ -20,16 +20,9 @@ METRIC_KEYS = {
     "model", "gold",
 }
 
-runner = CliRunner()
 
 
-def run(*args):
-    result = runner.invoke(app, [str(arg) for arg in args])
-    # Expected errors exit through typer.Exit, never with a traceback.
-    assert not isinstance(result.exception, Exception) or isinstance(
-        result.exception, SystemExit
-    ), result.exception
-    return result
+run = run_cli
 
 
 def conllu_words(path):

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import spacy
 from spacy.language import Language
-from typer.testing import CliRunner
 
-from spacy_mstparse.cli import app
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.evaluation import conll18_scores
+
+from conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -28,16 +28,9 @@ needs_ud_tools = pytest.mark.skipif(
     reason=f"UD's validate.py / eval.py not found in {UD_TOOLS} (../shared/tools/ud)",
 )
 
-runner = CliRunner()
 
 
-def run(*args):
-    result = runner.invoke(app, [str(arg) for arg in args])
-    # Expected errors exit through typer.Exit, never with a traceback.
-    assert not isinstance(result.exception, Exception) or isinstance(
-        result.exception, SystemExit
-    ), result.exception
-    return result
+run = run_cli
 
 
 def assert_user_error(result, *needles):
