@@ -1,5 +1,5 @@
 """Benchmark ``arcstandard_svm`` on UD English EWT: the tables of Choo &
-Shivaditya (``../shared/seeds/004_ce218664735a9138.txt``, section 7-8) and a
+Shivaditya (the Cornell CS 5740 report, 2020, section 7-8) and a
 side-by-side with ``mst_parser`` (first and second order).
 
 Sections (``--sections``, default all, in this order):

@@ -1,7 +1,7 @@
 """The ``arcstandard_svm`` pipeline component: greedy arc-standard parsing
 with a one-vs-rest linear SVM oracle.
 
-Follows Choo & Shivaditya (``../shared/seeds/004_ce218664735a9138.txt``): an
+Follows Choo & Shivaditya (the Cornell CS 5740 report, 2020): an
 arc-standard transition system (Nivre 2008) whose next transition is the
 best-scoring valid one under one binary linear SVM per transition class,
 trained by sub-gradient descent (step 1/(lambda t)) on the configurations of
@@ -73,6 +73,20 @@ from ..transition.svm import OneVsRestSVM
 from ..transition.svm import _rebuild as rebuild_svm
 from ..transition.svm import compact_svm
 from . import serialization
+from .arcstandard_state import (
+    DEFAULT_CONFIG,
+    LEGACY_ARRAYS,
+    MODEL_SETTINGS,
+    MOVES,
+    checked_cfg,
+    checked_lexicon,
+    empty_inventory,
+    empty_lexicon,
+    fresh_progress,
+    legacy_array,
+    section,
+    split_format1_cfg,
+)
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .serialization import ModelDataError
 
@@ -80,56 +94,7 @@ FORMAT_VERSION = 2
 # doc attribute of each tag column
 TAG_ATTRS = {"xpos": "TAG", "upos": "POS"}
 NONPROJECTIVE = ("lift", "drop")
-MOVES = {"S": 0, "L": 1, "R": 2}
 HEAD_DEP = [HEAD, DEP]
-
-DEFAULT_CONFIG = {
-    "lam": 1e-5,
-    "delta": 0.001,
-    "feature_groups": list(ALL_GROUPS),
-    "word_distance": "binned",
-    "word_pair_limit": 100000,
-    "rare_word_cutoff": 2,
-    "average": True,
-    "tag_column": "xpos",
-    "n_buckets": 2**18,
-    "nonprojective": "lift",
-    "min_lifted_label_count": 5,
-    "max_sentence_length": 250,
-    "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
-}
-SETTINGS = tuple(key for key in DEFAULT_CONFIG if key != "scorer")
-# Settings the saved weights depend on: a saved model must agree with the
-# config it is loaded into.
-MODEL_SETTINGS = ("feature_groups", "word_distance", "word_pair_limit", "rare_word_cutoff",
-                  "tag_column", "n_buckets")
-# Parts of model format 1 (files ``<name>.npy`` on disk, keys ``<name>`` in bytes).
-LEGACY_ARRAYS = ("weights", "vocab", "valence", "pairs")
-
-
-def empty_inventory() -> dict:
-    return {
-        "labels": [],
-        "root_label": None,
-        "classes": [],
-        "lifted_labels": None,
-        "unk_valence": [0.0, 0.0],
-        "epoch_configs": 0,
-        "n_train_trees": 0,
-        "n_nonprojective_trees": 0,
-        "vocab_size": 0,
-    }
-
-
-def fresh_progress() -> dict:
-    return {
-        "svm_t": 0,
-        "epochs_done": 0,
-        "error_history": [],
-        "converged": False,
-        "epoch_progress": [0, 0],  # configurations and errors in the current epoch
-    }
-
 
 @Language.factory(
     "arcstandard_svm",
@@ -261,7 +226,7 @@ class ArcStandardSVM(DependencyPipe):
         }
         self.inventory = empty_inventory()
         self.progress = fresh_progress()
-        self._set_lexicon(*_empty_lexicon())
+        self._set_lexicon(*empty_lexicon())
         self._svm: Optional[OneVsRestSVM] = None
         self._model: Optional[ArcStandardModel] = None
         self._pred_model: Optional[ArcStandardModel] = None
@@ -753,12 +718,12 @@ class ArcStandardSVM(DependencyPipe):
             self._check_format(saved, where("cfg"))
             version = saved["format_version"]
             if version == 1:
-                settings, inventory, progress = _split_format1_cfg(saved)
+                settings, inventory, progress = split_format1_cfg(saved)
             else:
                 settings, inventory, progress = (
-                    _section(saved, key, where("cfg")) for key in ("settings", "inventory", "progress")
+                    section(saved, key, where("cfg")) for key in ("settings", "inventory", "progress")
                 )
-            settings, inventory, progress = _checked_cfg(settings, inventory, progress, where("cfg"))
+            settings, inventory, progress = checked_cfg(settings, inventory, progress, where("cfg"))
             for key in MODEL_SETTINGS:
                 if settings[key] != self.cfg[key]:
                     raise ValueError(
@@ -772,7 +737,7 @@ class ArcStandardSVM(DependencyPipe):
             raise ModelDataError(f"{where('cfg')}: missing (the saved component is incomplete)")
         shape = (settings["n_buckets"], len(inventory["classes"]))
         if version == 1:
-            arrays = {key: _legacy_array(parts, key, where) for key in LEGACY_ARRAYS}
+            arrays = {key: legacy_array(parts, key, where) for key in LEGACY_ARRAYS}
             weights, lexicon = arrays.pop("weights"), arrays
             pred_svm = None
             if weights is not None:
@@ -813,7 +778,7 @@ class ArcStandardSVM(DependencyPipe):
             if not self.is_initialized:
                 self._require_part(parts, names["lexicon"], where)
             lexicon = {"vocab": self._vocab_ids, "valence": self._valence, "pairs": self._pairs}
-        vocab_ids, valence, pairs = _checked_lexicon(lexicon, inventory, where(names["lexicon"]))
+        vocab_ids, valence, pairs = checked_lexicon(lexicon, inventory, where(names["lexicon"]))
         # everything read and checked: replace the state
         keep_svm = pred_svm is self._pred_svm and self._svm is not None
         self.cfg.update(settings)
@@ -829,82 +794,8 @@ class ArcStandardSVM(DependencyPipe):
     def _restore_pickled(self, state: dict, model: Optional[bytes]) -> None:
         super()._restore_pickled(state, model)
         if self._vocab_ids is None:  # pickled before initialize()
-            self._set_lexicon(*_empty_lexicon())
+            self._set_lexicon(*empty_lexicon())
 
-
-def _empty_lexicon():
-    return (numpy.zeros(0, dtype="uint64"), numpy.zeros((2, 0), dtype="float32"),
-            numpy.zeros(0, dtype="uint64"))
-
-
-def _section(saved: dict, key: str, where: str) -> dict:
-    value = saved.get(key)
-    if not isinstance(value, dict):
-        raise ModelDataError(f"{where}: no {key!r} object")
-    return value
-
-
-def _split_format1_cfg(saved: dict) -> Tuple[dict, dict, dict]:
-    """Model format 1 kept settings, inventory and progress in one dict (the
-    SVM step count as ``svm_t``)."""
-    settings = {key: saved[key] for key in SETTINGS if key in saved}
-    inventory = {key: saved[key] for key in empty_inventory() if key in saved}
-    progress = {key: saved[key] for key in fresh_progress() if key in saved}
-    return settings, inventory, progress
-
-
-def _checked_cfg(settings: dict, inventory: dict, progress: dict, where: str):
-    """The three sections with their keys present (a damaged cfg names the
-    first missing key); unknown keys are dropped."""
-    out = []
-    for name, section, keys in (("settings", settings, SETTINGS),
-                                ("inventory", inventory, tuple(empty_inventory())),
-                                ("progress", progress, tuple(fresh_progress()))):
-        missing = [key for key in keys if key not in section]
-        if missing:
-            raise ModelDataError(f"{where}: the {name} lack {', '.join(missing)}")
-        out.append({key: section[key] for key in keys})
-    settings, inventory, progress = out
-    classes = inventory["classes"]
-    n_labels = len(inventory["labels"])
-    if (not isinstance(classes, list) or not classes or classes[0] != ["S", -1]
-            or any(not isinstance(c, list) or len(c) != 2 or c[0] not in MOVES
-                   or not -1 <= c[1] < n_labels for c in classes)):
-        raise ModelDataError(f"{where}: the transition classes are damaged")
-    return settings, inventory, progress
-
-
-def _legacy_array(parts: Dict[str, bytes], key: str, where: Callable[[str], str]):
-    """An array of model format 1: ``<key>.npy`` on disk, ``<key>`` (already
-    an array) in bytes; None if absent."""
-    if f"{key}.npy" in parts:
-        return serialization.load_npy(parts[f"{key}.npy"], where(f"{key}.npy"))
-    if key in parts:
-        value = parts[key]
-        if isinstance(value, numpy.ndarray):
-            return value
-        raise ModelDataError(f"{where(key)}: expected an array, got {type(value).__name__}")
-    return None
-
-
-def _checked_lexicon(lexicon: Dict[str, numpy.ndarray], inventory: dict, where: str):
-    vocab = numpy.asarray(lexicon["vocab"])
-    valence = numpy.asarray(lexicon["valence"])
-    pairs = numpy.asarray(lexicon["pairs"])
-    if vocab.ndim != 1 or vocab.dtype.kind not in "ui" or pairs.ndim != 1 or pairs.dtype.kind not in "ui":
-        raise ModelDataError(f"{where}: the vocabulary and word pairs must be 1-d integer arrays")
-    if vocab.shape[0] != inventory["vocab_size"]:
-        raise ModelDataError(
-            f"{where}: {vocab.shape[0]} vocabulary words, but the cfg says {inventory['vocab_size']}"
-        )
-    if valence.size != 2 * vocab.shape[0]:
-        raise ModelDataError(f"{where}: valence of {valence.size} values for {vocab.shape[0]} words")
-    vocab = numpy.ascontiguousarray(vocab, dtype="uint64")
-    pairs = numpy.ascontiguousarray(pairs, dtype="uint64")
-    if numpy.any(vocab[1:] <= vocab[:-1]) or numpy.any(pairs[1:] <= pairs[:-1]):
-        raise ModelDataError(f"{where}: the vocabulary and word pairs must be sorted and unique")
-    valence = numpy.ascontiguousarray(valence, dtype="float32").reshape(2, -1)
-    return vocab, valence, pairs
 
 def _lift(heads: numpy.ndarray, deps: List[str]) -> Tuple[numpy.ndarray, List[str]]:
     """Pseudo-projective lifting (Nivre & Nilsson 2005, HEAD encoding) with

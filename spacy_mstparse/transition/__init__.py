@@ -1,5 +1,5 @@
 """Arc-standard transition-based parsing (Nivre 2008) with a one-vs-rest
-linear SVM oracle (Choo & Shivaditya, ``../shared/seeds/004_ce218664735a9138.txt``).
+linear SVM oracle (Choo & Shivaditya, the Cornell CS 5740 report, 2020).
 
 ``arc_standard``: parser state, transitions, validity, static oracle;
 ``features``: the seed's feature set as hashed ids; ``svm``: one-vs-rest

@@ -1,5 +1,5 @@
 """Arc-standard transitions and the static oracle (Nivre 2008; the parser of
-Choo & Shivaditya, ``../shared/seeds/004_ce218664735a9138.txt``, section 2
+Choo & Shivaditya, the Cornell CS 5740 report, 2020, section 2
 and section 4 "Finding gold-standard transitions").
 
 The state and transitions are inline C functions in ``arc_standard.pxd``;

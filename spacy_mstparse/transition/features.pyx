@@ -1,4 +1,4 @@
-"""The feature set of Choo & Shivaditya (``../shared/seeds/004_ce218664735a9138.txt``,
+"""The feature set of Choo & Shivaditya (the Cornell CS 5740 report, 2020,
 section 3) for an arc-standard configuration, as 64-bit hashed ids.
 
 Groups (switchable for the ablation table):

@@ -1,6 +1,6 @@
 """One-vs-rest binary linear SVMs over one hashed sparse feature space.
 
-Choo & Shivaditya (``../shared/seeds/004_ce218664735a9138.txt``, section 4)
+Choo & Shivaditya (the Cornell CS 5740 report, 2020, section 4)
 train one binary SVM per transition class, y = +1 for configurations whose
 oracle transition is that class and -1 otherwise, on
 lambda/2 ||w||^2 + hinge loss, by sub-gradient descent with learning rate
