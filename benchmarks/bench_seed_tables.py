@@ -95,23 +95,6 @@ def systems(lambdas: List[float]) -> Dict[str, Dict[str, Any]]:
 # ---------------------------------------------------------------------------
 
 
-def nonprojective_arcs(heads: List[int]) -> List[int]:
-    """Children c (1-based) whose arc heads[c] -> c is non-projective: some
-    word strictly between them is not dominated by the head."""
-    n = len(heads) - 1
-    out = []
-    for c in range(1, n + 1):
-        h = heads[c]
-        for x in range(min(h, c) + 1, max(h, c)):
-            a = x
-            while a not in (0, h):
-                a = heads[a]
-            if a != h:
-                out.append(c)
-                break
-    return out
-
-
 def sentence_arrays(doc):
     """Per sentence: gold heads (1-based, 0 = root, index 0 unused) and labels."""
     from spacy_mstparse.corpus.conll import sentence_bounds
@@ -128,6 +111,7 @@ def sentence_arrays(doc):
 
 
 def evaluate(parser, input_docs, gold_arrays) -> Dict[str, Any]:
+    from spacy_mstparse.decoders.trees import nonprojective_arcs
     from spacy_mstparse.scoring import attachment_scores
 
     parsed, seconds = common.timed_pipe(parser, input_docs)
