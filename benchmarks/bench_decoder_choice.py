@@ -1,9 +1,10 @@
-"""How well ``decoder = "auto"``'s held-out trial predicts the better decoder.
+"""Whether a held-out trial on the training set predicts the better decoder
+(a candidate rule for ``decoder = "auto"``, measured and not adopted).
 
 For each treebank (UD training files in ../shared/data/ud, gold tags) this
-runs ``spacy_mstparse.graph.decoder_choice.held_out_trial`` (cross-fitting:
-each part of the training set parsed by models trained on the other parts,
-with Eisner and with Chu-Liu-Edmonds) for every (folds, epochs, seed)
+runs ``held_out_trial`` (cross-fitting: each part of the training set
+parsed by models trained on the other parts, with Eisner and with
+Chu-Liu-Edmonds, through ``GraphTrainer``) for every (folds, epochs, seed)
 asked for, and records each decoder's held-out UAS (all words), the
 difference, and the trial's time against one full training epoch measured
 just before it in the same process (default learner: MIRA, k = 5). The
@@ -19,11 +20,14 @@ Results: ``benchmarks/results/decoder_choice.json`` / ``.md``.
 """
 import argparse
 import copy
+import itertools
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Sequence, Tuple
+
+import numpy
 
 from benchmarks import common
 from benchmarks.bench_seed_tables import TREEBANKS
@@ -35,12 +39,60 @@ CORPORA = {**{name: (lang, train) for name, (lang, train, _, _) in TREEBANKS.ite
            "da_ddt_dev": ("da", "da_ddt-ud-dev.conllu")}
 
 
+def held_out_trial(features, order: int, make_learner, gold: Sequence[Tuple[object, numpy.ndarray]],
+                   *, folds: int = 2, epochs: int = 1, seed: int = 0,
+                   decoders: Sequence[str] = ("eisner", "chu_liu_edmonds")) -> Dict[str, int]:
+    """Correct heads of each decoder on held-out parts of ``gold`` =
+    [(Sentence, heads)], each part parsed by models trained on the others
+    (a fresh ``make_learner()`` per model). Also ``words``: the words
+    parsed per decoder."""
+    from spacy_mstparse.graph import GraphModel, GraphTrainer
+
+    if folds < 2:
+        raise ValueError(f"a held-out trial needs folds >= 2, got {folds}")
+    rng = numpy.random.RandomState(seed)
+    parts = numpy.array_split(rng.permutation(len(gold)), folds)
+    correct = {name: 0 for name in decoders}
+    words = 0
+    for f, held in enumerate(parts):
+        train = [gold[i] for g, part in enumerate(parts) if g != f for i in part]
+        orders = [rng.permutation(len(train)) for _ in range(epochs)]
+        for name in decoders:
+            model = GraphModel(features, order=order, decoder=name)
+            trainer = GraphTrainer(model, make_learner())
+            trainer.begin(train)
+            for perm in orders:
+                trainer.train((train[i][0], train[i][1], None) for i in perm)
+                trainer.flush()
+            arc_weights = trainer.prediction_weights()[0]  # (no labeler here)
+            for i in held:
+                sentence, heads = gold[i]
+                predicted = model.decode(*model.scores(sentence, arc_weights))[0]
+                correct[name] += int(numpy.count_nonzero(predicted[1:] == heads[1:]))
+        words += sum(len(gold[i][1]) - 1 for i in held)
+    return {**correct, "words": words}
+
+
+def learner_factory(variant: str):
+    """Fresh MIRA learners of a variant: ``k5`` (the default), ``k1``,
+    ``k5la`` (k = 5 with the Hamming loss added to the scores it decodes)."""
+    from spacy_mstparse.registry import make_mira
+
+    k = int(variant[1:].removesuffix("la"))
+
+    def make():
+        learner = make_mira(k=k)
+        learner.loss_augmented = variant.endswith("la")
+        return learner
+    return make
+
+
 def run_treebank(name: str, args) -> Dict[str, Any]:
     import spacy
 
     from spacy_mstparse.components import mst_parser  # noqa: F401 (factory)
     from spacy_mstparse.graph import GraphModel, GraphTrainer
-    from spacy_mstparse.graph.decoder_choice import held_out_trial, nonprojective_arc_share
+    from spacy_mstparse.graph.decoder_choice import nonprojective_arc_share
 
     lang, train_file = CORPORA[name]
     nlp = spacy.blank(lang)
@@ -62,40 +114,40 @@ def run_treebank(name: str, args) -> Dict[str, Any]:
            "order": args.order, "epoch_seconds": epoch_seconds, "trials": []}
     common.log(f"{name}: {len(gold)} sentences, non-projective arcs {100 * share:.2f}%, "
                f"one epoch {epoch_seconds:.1f}s")
-    for folds in args.folds:
-        for epochs in args.epochs:
-            for seed in args.seeds:
-                start = time.perf_counter()
-                trial = held_out_trial(parser.features, args.order, parser.learner, gold,
-                                       folds=folds, epochs=epochs, seed=seed)
-                seconds = time.perf_counter() - start
-                words = trial["words"]
-                row = {"folds": folds, "epochs": epochs, "seed": seed, "words": words,
-                       "uas_eisner": 100.0 * trial["eisner"] / words,
-                       "uas_cle": 100.0 * trial["chu_liu_edmonds"] / words,
-                       "seconds": seconds, "epochs_equivalent": seconds / epoch_seconds}
-                row["cle_minus_eisner"] = row["uas_cle"] - row["uas_eisner"]
-                out["trials"].append(row)
-                common.log(f"{name} folds={folds} epochs={epochs} seed={seed}: Eisner "
-                           f"{row['uas_eisner']:.2f} CLE {row['uas_cle']:.2f} "
-                           f"({row['cle_minus_eisner']:+.2f}), {seconds:.0f}s = "
-                           f"{row['epochs_equivalent']:.1f} epochs")
+    for variant, folds, epochs, seed in itertools.product(args.variants, args.folds, args.epochs,
+                                                         args.seeds):
+        start = time.perf_counter()
+        trial = held_out_trial(parser.features, args.order, learner_factory(variant), gold,
+                               folds=folds, epochs=epochs, seed=seed)
+        seconds = time.perf_counter() - start
+        words = trial["words"]
+        row = {"variant": variant, "folds": folds, "epochs": epochs, "seed": seed,
+               "words": words,
+               "uas_eisner": 100.0 * trial["eisner"] / words,
+               "uas_cle": 100.0 * trial["chu_liu_edmonds"] / words,
+               "seconds": seconds, "epochs_equivalent": seconds / epoch_seconds}
+        row["cle_minus_eisner"] = row["uas_cle"] - row["uas_eisner"]
+        out["trials"].append(row)
+        common.log(f"{name} {variant} folds={folds} epochs={epochs} seed={seed}: Eisner "
+                   f"{row['uas_eisner']:.2f} CLE {row['uas_cle']:.2f} "
+                   f"({row['cle_minus_eisner']:+.2f}), {seconds:.0f}s = "
+                   f"{row['epochs_equivalent']:.1f} epochs")
     return out
 
 
 def markdown(results: Dict[str, Any]) -> str:
     lines = ["Held-out trial of `auto` (cross-fitting on the training set, MIRA k = 5): "
              "held-out UAS (all words)", "",
-             "| treebank | order | non-proj. arcs | folds | epochs | seed | Eisner | CLE "
-             "| CLE - Eisner | picks | cost (full-data epochs) |",
+             "| treebank | order | non-proj. arcs | learner | folds | epochs | seed | Eisner | CLE "
+             "| CLE - Eisner | cost (full-data epochs) |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for tb in results["treebanks"].values():
         for t in tb["trials"]:
-            pick = "CLE" if t["cle_minus_eisner"] > 0 else "Eisner"
             lines.append(f"| {tb['treebank']} | {tb['order']} | "
-                         f"{100 * tb['nonprojective_arc_share']:.2f}% | {t['folds']} "
-                         f"| {t['epochs']} | {t['seed']} | {t['uas_eisner']:.2f} | {t['uas_cle']:.2f} "
-                         f"| {t['cle_minus_eisner']:+.2f} | {pick} | {t['epochs_equivalent']:.1f} |")
+                         f"{100 * tb['nonprojective_arc_share']:.2f}% | {t.get('variant', 'k5')} "
+                         f"| {t['folds']} | {t['epochs']} | {t['seed']} | {t['uas_eisner']:.2f} "
+                         f"| {t['uas_cle']:.2f} | {t['cle_minus_eisner']:+.2f} "
+                         f"| {t['epochs_equivalent']:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -105,6 +157,8 @@ def main(argv=None) -> int:
     p.add_argument("--folds", default="2")
     p.add_argument("--epochs", default="1")
     p.add_argument("--seeds", default="0")
+    p.add_argument("--variants", default="k5",
+                   help="MIRA variants: kK (k best trees), kKla (loss-augmented decoding too)")
     p.add_argument("--order", type=int, default=1)
     p.add_argument("--train-limit", type=int, default=0)
     p.add_argument("--data-dir", default=str(DATA))
@@ -113,6 +167,7 @@ def main(argv=None) -> int:
     args.folds = [int(x) for x in args.folds.split(",")]
     args.epochs = [int(x) for x in args.epochs.split(",")]
     args.seeds = [int(x) for x in args.seeds.split(",")]
+    args.variants = args.variants.split(",")
     results: Dict[str, Any] = {"treebanks": {}}
     if args.output.exists():
         results = json.loads(args.output.read_text())

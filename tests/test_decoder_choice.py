@@ -1,5 +1,5 @@
-"""decoder = "auto": the non-projective arc share, the held-out trial, and the
-choice made by the mst_parser component (saved and reloaded)."""
+"""decoder = "auto": the non-projective arc share and the choice made by the
+mst_parser component (saved and reloaded)."""
 import itertools
 
 import numpy
@@ -10,7 +10,7 @@ from spacy.training import Example
 
 from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.decoders import is_projective, is_valid_tree, nonprojective_arcs
-from spacy_mstparse.graph.decoder_choice import held_out_trial, nonprojective_arc_share
+from spacy_mstparse.graph.decoder_choice import choose_decoder, nonprojective_arc_share
 
 SMALL = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "n_buckets": 2**16}
 
@@ -50,6 +50,11 @@ def test_nonprojective_arc_share_by_hand():
     chain = numpy.array([-1, 2, 0, 2])
     assert nonprojective_arc_share([crossing, chain]) == pytest.approx(1 / 7)
     assert nonprojective_arc_share([]) == 0.0
+    # the rule: Chu-Liu-Edmonds above the threshold, Eisner at or below it
+    assert choose_decoder([crossing, chain], 1 / 7 - 1e-9)[0] == "chu_liu_edmonds"
+    assert choose_decoder([crossing, chain], 1 / 7)[0] == "eisner"
+    assert choose_decoder([chain], 0.0) == (
+        "eisner", {"nonprojective_arc_share": 0.0, "nonprojective_threshold": 0.0, "trees": 1})
 
 
 # A tiny language whose "VXNY" sentences have one crossing arc (Y -> X over N,
@@ -84,23 +89,14 @@ def auto_parser(examples_of, config=None):
     return nlp, parser, examples
 
 
-def test_held_out_trial_counts_heads():
-    nlp, parser, examples = auto_parser(lambda nlp: language(nlp, 120, 0.5))
-    gold = [(s, h) for s, h, _ in parser.training_sentences(examples)]
-    n_crossing = sum(len(h) == 5 for _, h in gold)
-    trial = held_out_trial(parser.features, 1, parser.learner, gold, folds=3, epochs=2)
-    assert trial["words"] == sum(len(h) - 1 for _, h in gold)
-    # a projective tree misses at least one head of every crossing sentence
-    assert trial["eisner"] <= trial["words"] - n_crossing
-    assert trial["chu_liu_edmonds"] > trial["eisner"]
-
-
-def test_auto_picks_chu_liu_edmonds_where_it_parses_better(tmp_path):
+def test_auto_picks_chu_liu_edmonds_on_crossing_arcs(tmp_path):
     nlp, parser, examples = auto_parser(lambda nlp: language(nlp, 100, 0.5))
     assert parser.decoder == "chu_liu_edmonds"
     choice = parser.cfg["decoder_choice"]
-    assert choice["nonprojective_arc_share"] > parser.cfg["nonprojective_threshold"]
-    assert choice["trial_uas_chu_liu_edmonds"] > choice["trial_uas_eisner"]
+    n_crossing = sum(len(eg.reference) == 4 for eg in examples)
+    n_arcs = sum(len(eg.reference) for eg in examples)
+    assert choice["nonprojective_arc_share"] == pytest.approx(n_crossing / n_arcs)
+    assert choice["trees"] == len(examples)
     for _ in range(2):
         for i in range(0, len(examples), 10):
             parser.update(examples[i:i + 10])
@@ -118,15 +114,18 @@ def test_auto_picks_chu_liu_edmonds_where_it_parses_better(tmp_path):
         assert [[t.head.i for t in doc] for doc in loaded.pipe(d.copy() for d in docs)] == parsed
 
 
-def test_auto_picks_eisner_without_trial_on_projective_or_rare_crossings():
+def test_auto_picks_eisner_on_projective_data_or_rare_crossings():
     _, parser, _ = auto_parser(lambda nlp: language(nlp, 60, 0.0))
     assert parser.decoder == "eisner"
     assert parser.cfg["decoder_choice"]["nonprojective_arc_share"] == 0.0
-    assert "trial_uas_eisner" not in parser.cfg["decoder_choice"]
-    # crossings in about 1 arc in 20: below a threshold of 0.1, no trial
-    _, parser, _ = auto_parser(lambda nlp: language(nlp, 60, 0.2),
-                               {"nonprojective_threshold": 0.1})
-    share = parser.cfg["decoder_choice"]["nonprojective_arc_share"]
-    assert 0 < share <= 0.1
-    assert parser.decoder == "eisner"
-    assert "trial_uas_eisner" not in parser.cfg["decoder_choice"]
+    # crossings in about 1 arc in 20: below a threshold of 0.1 still Eisner,
+    # above the default Chu-Liu-Edmonds
+    for threshold, expected in ((0.1, "eisner"), (None, "chu_liu_edmonds")):
+        config = {} if threshold is None else {"nonprojective_threshold": threshold}
+        _, parser, _ = auto_parser(lambda nlp: language(nlp, 60, 0.2), config)
+        share = parser.cfg["decoder_choice"]["nonprojective_arc_share"]
+        assert parser.cfg["nonprojective_threshold"] < share <= 0.1 or threshold is not None
+        assert parser.decoder == expected
+    # a fixed decoder is kept, and no choice is recorded
+    _, parser, _ = auto_parser(lambda nlp: language(nlp, 20, 0.5), {"decoder": "eisner"})
+    assert parser.decoder == "eisner" and "decoder_choice" not in parser.cfg

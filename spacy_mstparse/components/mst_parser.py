@@ -58,7 +58,7 @@ DEFAULT_CONFIG = {
     },
     "label_buckets": 2**17,
     "max_sentence_length": 250,
-    "nonprojective_threshold": 0.002,  # non-projective arc share; see graph/decoder_choice.py
+    "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
     "probabilities": False, "n_best": 1,  # runtime: components/extensions.py
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
@@ -77,11 +77,10 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
-        "auto": Eisner when at most ``nonprojective_threshold`` of the
-        training arcs are non-projective, else the decoder that parses
-        held-out parts of the training set better after a short training
-        (graph/decoder_choice.py). With ``order = 2`` the non-projective
-        decoder is the approximate second-order one.
+        "auto" (Chu-Liu-Edmonds when more than ``nonprojective_threshold``
+        of the training arcs are non-projective; graph/decoder_choice.py).
+        With ``order = 2`` the non-projective decoder is the approximate
+        second-order one.
     order: 1 (arc-factored) or 2 (arcs plus adjacent-sibling factors).
     learner: a learner from the ``mst_learners`` registry.
     features: a feature set from the ``mst_features`` registry.
@@ -183,8 +182,7 @@ class MSTParser(DependencyPipe):
         gold = self._encoded_gold(get_examples)
         if self.cfg["decoder"] == "auto":
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
-                self.features, self.order, self.learner, gold,
-                min_arc_share=self.cfg["nonprojective_threshold"])
+                [heads for _, heads in gold], self.cfg["nonprojective_threshold"])
         self.graph = self._new_model()
         self.trainer = GraphTrainer(self.graph, self.learner)
         self.trainer.begin(gold)
