@@ -361,12 +361,15 @@ def decoder_table(results: Dict[str, Any]) -> str:
     lines = ["Projective vs non-projective decoding (k-best MIRA, k = 5): UAS / LAS without "
              "punctuation on the evaluation file", "",
              "| treebank | order | run | Eisner | Chu-Liu-Edmonds | CLE - Eisner UAS "
-             "| auto picks | auto | auto train s / Eisner train s |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| auto picks | auto | initialize s: auto / the same decoder fixed "
+             "| trained with CLE, decoded with Eisner |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     means: Dict[tuple, List[float]] = {}
 
-    def cell(run):
-        return "—" if run is None else f"{f2(run['final']['eval']['uas'])} / {f2(run['final']['eval']['las'])}"
+    def cell(run, key="eval"):
+        if run is None or key not in run["final"]:
+            return "—"
+        return f"{f2(run['final'][key]['uas'])} / {f2(run['final'][key]['las'])}"
 
     for (tb, order, suffix), got in sorted(rows.items()):
         e, c, a = got.get(0), got.get(1), got.get(2)
@@ -374,10 +377,13 @@ def decoder_table(results: Dict[str, Any]) -> str:
         if diff is not None:
             means.setdefault((tb, order), []).append(diff)
         pick = a.get("decoder", "?") if a else "—"
-        ratio = f"{a['train_seconds'] / e['train_seconds']:.2f}" if a and e else "—"
+        same = {"eisner": e, "chu_liu_edmonds": c}.get(a.get("decoder")) if a else None
+        ratio = (f"{a['init_seconds']:.1f} / {same['init_seconds']:.1f}"
+                 if same and "init_seconds" in same else "—")
         lines.append(f"| {tb} ({Path(next(iter(got.values())).get('eval_file', '?')).stem.split('-')[-1]}) "
                      f"| {order} | {suffix or '-'} | {cell(e)} | {cell(c)} "
-                     f"| {'—' if diff is None else f'{diff:+.2f}'} | {pick} | {cell(a)} | {ratio} |")
+                     f"| {'—' if diff is None else f'{diff:+.2f}'} | {pick} | {cell(a)} | {ratio} "
+                     f"| {cell(c, 'eval_decoded_eisner')} |")
     lines += ["", "| treebank | order | runs | mean CLE - Eisner UAS | min | max |", "|---|---|---|---|---|---|"]
     for (tb, order), diffs in sorted(means.items()):
         lines.append(f"| {tb} | {order} | {len(diffs)} | {sum(diffs) / len(diffs):+.2f} "
