@@ -72,6 +72,11 @@ def systems(lambdas: List[float]) -> Dict[str, Dict[str, Any]]:
         "o2_pa": {"order": 2, "decoder": "eisner", "learner": PA_I},
         "o2_pa_cle": {"order": 2, "decoder": "chu_liu_edmonds", "learner": PA_I},
         "o2_mira": {"order": 2, "decoder": "eisner", "learner": MIRA_K5},
+        # Projective vs non-projective decoding with the default learner, and "auto".
+        "mira_cle": {"order": 1, "decoder": "chu_liu_edmonds", "learner": MIRA_K5},
+        "mira_auto": {"order": 1, "decoder": "auto", "learner": MIRA_K5},
+        "o2_mira_cle": {"order": 2, "decoder": "chu_liu_edmonds", "learner": MIRA_K5},
+        "o2_mira_auto": {"order": 2, "decoder": "auto", "learner": MIRA_K5},
         "mira_v1": {"order": 1, "decoder": "eisner", "learner": MIRA_K5, "features": FEATURES_V1},
         "o2_mira_v1": {"order": 2, "decoder": "eisner", "learner": MIRA_K5,
                        "features": FEATURES_V1},
@@ -90,23 +95,6 @@ def systems(lambdas: List[float]) -> Dict[str, Dict[str, Any]]:
 # ---------------------------------------------------------------------------
 
 
-def nonprojective_arcs(heads: List[int]) -> List[int]:
-    """Children c (1-based) whose arc heads[c] -> c is non-projective: some
-    word strictly between them is not dominated by the head."""
-    n = len(heads) - 1
-    out = []
-    for c in range(1, n + 1):
-        h = heads[c]
-        for x in range(min(h, c) + 1, max(h, c)):
-            a = x
-            while a not in (0, h):
-                a = heads[a]
-            if a != h:
-                out.append(c)
-                break
-    return out
-
-
 def sentence_arrays(doc):
     """Per sentence: gold heads (1-based, 0 = root, index 0 unused) and labels."""
     from spacy_mstparse.corpus.conll import sentence_bounds
@@ -123,6 +111,7 @@ def sentence_arrays(doc):
 
 
 def evaluate(parser, input_docs, gold_arrays) -> Dict[str, Any]:
+    from spacy_mstparse.decoders.trees import nonprojective_arcs
     from spacy_mstparse.scoring import attachment_scores
 
     parsed, seconds = common.timed_pipe(parser, input_docs)
@@ -152,8 +141,11 @@ def worker(args) -> int:
     from spacy_mstparse.components import mst_parser  # noqa: F401 (factory)
     from spacy_mstparse.corpus.conll import read_conllu
     from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.graph import DECODERS
 
     lang, train_file, eval_file, dev_file = TREEBANKS[args.treebank]
+    if args.eval_split == "dev":
+        eval_file = dev_file
     data = Path(args.data_dir)
     config = json.loads(args.system_config)
     nlp = spacy.blank(lang)
@@ -195,6 +187,14 @@ def worker(args) -> int:
 
     train_seconds = init_seconds + common.train_epochs(
         parser, examples, args.epochs, args.batch_size, common.numpy_orders(args.seed), on_epoch)
+    # The trained weights decoded with the other decoder too (trained with
+    # one, parsed with the other: which of the two matters).
+    trained_with = parser.graph.decoder
+    for other in DECODERS:
+        if other != trained_with:
+            parser.graph.decoder = other
+            curve[-1][f"eval_decoded_{other}"] = evaluate(parser, inputs["eval"], golds["eval"])
+    parser.graph.decoder = trained_with
     result = {
         "treebank": args.treebank,
         "system": args.system,
@@ -204,6 +204,10 @@ def worker(args) -> int:
         "epochs": args.epochs,
         "batch_size": args.batch_size,
         "shuffle_seed": args.seed,
+        "eval_file": eval_file,
+        "decoder": parser.decoder,  # what "auto" chose
+        "decoder_choice": parser.cfg.get("decoder_choice"),
+        "init_seconds": init_seconds,
         "load_seconds": load_seconds,
         "train_seconds": train_seconds,
         "final": curve[-1],
@@ -338,6 +342,55 @@ def markdown(results: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+DECODER_SYSTEMS = {1: ("mira", "mira_cle", "mira_auto"), 2: ("o2_mira", "o2_mira_cle", "o2_mira_auto")}
+
+
+def decoder_table(results: Dict[str, Any]) -> str:
+    """Projective vs non-projective decoding with k-best MIRA, and what
+    ``auto`` picks: one row per (treebank, order, run suffix), then the mean
+    over the suffixes (training orders) of each (treebank, order)."""
+    runs = results["runs"]
+    rows: Dict[tuple, Dict[str, Any]] = {}
+    for key, run in runs.items():
+        for order, names in DECODER_SYSTEMS.items():
+            if run["system"] in names:
+                suffix = key.split("/", 1)[1][len(run["system"]):]
+                rows.setdefault((run["treebank"], order, suffix), {})[names.index(run["system"])] = run
+    if not rows:
+        return ""
+    lines = ["Projective vs non-projective decoding (k-best MIRA, k = 5): UAS / LAS without "
+             "punctuation on the evaluation file", "",
+             "| treebank | order | run | Eisner | Chu-Liu-Edmonds | CLE - Eisner UAS "
+             "| auto picks | auto | initialize s: auto / the same decoder fixed "
+             "| trained with CLE, decoded with Eisner |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    means: Dict[tuple, List[float]] = {}
+
+    def cell(run, key="eval"):
+        if run is None or key not in run["final"]:
+            return "—"
+        return f"{f2(run['final'][key]['uas'])} / {f2(run['final'][key]['las'])}"
+
+    for (tb, order, suffix), got in sorted(rows.items()):
+        e, c, a = got.get(0), got.get(1), got.get(2)
+        diff = c["final"]["eval"]["uas"] - e["final"]["eval"]["uas"] if e and c else None
+        if diff is not None:
+            means.setdefault((tb, order), []).append(diff)
+        pick = a.get("decoder", "?") if a else "—"
+        same = {"eisner": e, "chu_liu_edmonds": c}.get(a.get("decoder")) if a else None
+        ratio = (f"{a['init_seconds']:.1f} / {same['init_seconds']:.1f}"
+                 if same and "init_seconds" in same else "—")
+        lines.append(f"| {tb} ({Path(next(iter(got.values())).get('eval_file', '?')).stem.split('-')[-1]}) "
+                     f"| {order} | {suffix or '-'} | {cell(e)} | {cell(c)} "
+                     f"| {'—' if diff is None else f'{diff:+.2f}'} | {pick} | {cell(a)} | {ratio} "
+                     f"| {cell(c, 'eval_decoded_eisner')} |")
+    lines += ["", "| treebank | order | runs | mean CLE - Eisner UAS | min | max |", "|---|---|---|---|---|---|"]
+    for (tb, order), diffs in sorted(means.items()):
+        lines.append(f"| {tb} | {order} | {len(diffs)} | {sum(diffs) / len(diffs):+.2f} "
+                     f"| {min(diffs):+.2f} | {max(diffs):+.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def plot(results: Dict[str, Any], treebank: str, path: Path) -> bool:
     """UAS against training time on ``treebank``; False (and a message)
     when matplotlib is not installed."""
@@ -386,6 +439,9 @@ def parse_args(argv=None):
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=20)
     p.add_argument("--seed", type=int, default=0, help="seed of the per-epoch shuffles")
+    p.add_argument("--eval-split", choices=("table", "dev"), default="table",
+                   help="table: the tables' split (EWT dev, IMST / Szeged test); dev: every "
+                        "treebank's dev file")
     p.add_argument("--train-limit", type=int, default=0, help="first N training sentences only")
     p.add_argument("--quick", action="store_true", help="2 epochs, 500 training sentences")
     p.add_argument("--snapshot", action="store_true")
@@ -446,7 +502,8 @@ def main(argv=None) -> int:
                 "bench_seed_tables", "--worker", "--treebank", tb, "--system", name,
                 "--system-config", json.dumps(all_systems[name]), "--epochs", str(args.epochs),
                 "--batch-size", str(args.batch_size), "--train-limit", str(args.train_limit),
-                "--seed", str(args.seed), "--worker-output", str(out), "--data-dir", str(data))
+                "--seed", str(args.seed), "--worker-output", str(out), "--data-dir", str(data),
+                "--eval-split", args.eval_split)
             common.log(f"{key}: training")
             start = time.time()
             proc = subprocess.run(cmd, cwd=REPO_ROOT, env=common.CHILD_ENV)
@@ -461,6 +518,9 @@ def main(argv=None) -> int:
             args.output.parent.mkdir(parents=True, exist_ok=True)
             args.output.write_text(json.dumps(results, indent=1))
     table = markdown(results)
+    decoders = decoder_table(results)
+    if decoders:
+        table += "\n" + decoders
     print(table)
     args.output.with_suffix(".md").write_text(table)
     if any(k.startswith(args.plot_treebank + "/") for k in results["runs"]):

@@ -28,10 +28,10 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
 from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
-from ..decoders.trees import is_projective
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import DECODERS, GraphModel, GraphTrainer
+from ..graph.decoder_choice import choose_decoder
 from ..scoring import score_parse
 from . import extensions, serialization as ser
 from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
@@ -58,7 +58,7 @@ DEFAULT_CONFIG = {
     },
     "label_buckets": 2**17,
     "max_sentence_length": 250,
-    "nonprojective_threshold": 0.1,
+    "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
     "probabilities": False, "n_best": 1,  # runtime: components/extensions.py
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
@@ -77,9 +77,10 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
-        "auto" (Chu-Liu-Edmonds when more than ``nonprojective_threshold`` of
-        the training trees are non-projective). With ``order = 2`` the
-        non-projective decoder is the approximate second-order one.
+        "auto" (Chu-Liu-Edmonds when more than ``nonprojective_threshold``
+        of the training arcs are non-projective; graph/decoder_choice.py).
+        With ``order = 2`` the non-projective decoder is the approximate
+        second-order one.
     order: 1 (arc-factored) or 2 (arcs plus adjacent-sibling factors).
     learner: a learner from the ``mst_learners`` registry.
     features: a feature set from the ``mst_features`` registry.
@@ -164,11 +165,8 @@ class MSTParser(DependencyPipe):
         validate_get_examples(get_examples, "MSTParser.initialize")
         label_counts: Counter = Counter()
         root_counts: Counter = Counter()
-        n_trees = n_nonproj = 0
         for eg in get_examples():
             for _, heads, deps in self.gold_sentences(eg):
-                n_trees += 1
-                n_nonproj += not is_projective(heads)
                 for c in range(1, len(heads)):
                     if deps[c]:
                         label_counts[deps[c]] += 1
@@ -181,14 +179,13 @@ class MSTParser(DependencyPipe):
         roots = Counter({label: n for label, n in root_counts.items() if n}).most_common(1)
         self.cfg["labels"] = label_list
         self.cfg["root_label"] = roots[0][0] if roots else None
+        gold = self._encoded_gold(get_examples)
         if self.cfg["decoder"] == "auto":
-            share = n_nonproj / n_trees if n_trees else 0.0
-            nonproj = share > self.cfg["nonprojective_threshold"]
-            self.cfg["resolved_decoder"] = "chu_liu_edmonds" if nonproj else "eisner"
-            self.cfg["nonprojective_share"] = share
+            self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
+                [heads for _, heads in gold], self.cfg["nonprojective_threshold"])
         self.graph = self._new_model()
         self.trainer = GraphTrainer(self.graph, self.learner)
-        self.trainer.begin(self._encoded_gold(get_examples))
+        self.trainer.begin(gold)
         self._fresh = False
 
     def _new_model(self) -> GraphModel:
@@ -343,7 +340,7 @@ class MSTParser(DependencyPipe):
                     f"change after training (the config asks for {self.cfg[key]!r})")
         # Learned: labels, the decoder "auto" chose, temperature (calibrate). Runtime
         # settings (max_sentence_length, probabilities, n_best) keep the config's.
-        for key in ("labels", "root_label", "nonprojective_share", "temperature"):
+        for key in ("labels", "root_label", "decoder_choice", "nonprojective_share", "temperature"):
             if key in cfg:
                 self.cfg[key] = cfg[key]
         if cfg.get("decoder") == self.cfg["decoder"]:

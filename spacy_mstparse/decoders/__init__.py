@@ -17,8 +17,8 @@
   Eisner's chart, and the matrix-tree theorem (Koo et al. 2007).
 
 The first-order decoders take ``single_root`` (default True: exactly one word attached to the
-root). ``is_valid_tree`` and ``is_projective`` check head arrays. Cython code
-can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` /
+root). ``is_valid_tree``, ``is_projective`` and ``nonprojective_arcs`` check
+head arrays. Cython code can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` /
 ``chu_liu_edmonds_k_best_decode`` and ``projective_marginals_c`` /
 ``nonprojective_marginals_c`` directly (nogil), see the .pxd files.
 
@@ -33,7 +33,7 @@ from .eisner_second_order import eisner_k_best, eisner_second_order, second_orde
 from .kbest_spanning_trees import chu_liu_edmonds_k_best
 from .marginals import nonprojective_marginals, projective_marginals
 from .second_order_nonprojective import approximate_nonprojective, improve_tree
-from .trees import NoTreeError, is_projective, is_valid_tree
+from .trees import NoTreeError, is_projective, is_valid_tree, nonprojective_arcs
 
 __all__ = [
     "eisner",
@@ -48,5 +48,6 @@ __all__ = [
     "nonprojective_marginals",
     "is_valid_tree",
     "is_projective",
+    "nonprojective_arcs",
     "NoTreeError",
 ]

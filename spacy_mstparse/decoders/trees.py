@@ -5,13 +5,15 @@ A tree over n words is a sequence ``heads`` of length n+1 with ``heads[0] = -1``
 (see ARCHITECTURE.md). ``is_valid_tree`` checks that the heads form a tree
 rooted at 0; ``is_projective`` checks that no two arcs cross when the words are
 laid out in order with the root at position 0, i.e. that the tree lies in the
-search space of Eisner's algorithm (Eisner 1996; McDonald et al. 2005).
+search space of Eisner's algorithm (Eisner 1996; McDonald et al. 2005);
+``nonprojective_arcs`` lists the arcs h -> c with a word between h and c that
+h does not dominate (Nivre & Nilsson 2005's definition).
 ``NoTreeError`` is what the decoders raise when the forbidden arcs (score
 -inf) leave no tree in their search space.
 """
 from operator import index
 
-__all__ = ["is_valid_tree", "is_projective", "NoTreeError"]
+__all__ = ["is_valid_tree", "is_projective", "nonprojective_arcs", "NoTreeError"]
 
 
 class NoTreeError(ValueError):
@@ -74,3 +76,35 @@ def is_projective(heads):
             return False
         open_right_ends.append(hi)
     return True
+
+
+def nonprojective_arcs(heads):
+    """The words c (1-based, ascending) whose arc ``heads[c] -> c`` is
+    non-projective: some word strictly between ``heads[c]`` and c is not
+    dominated by ``heads[c]``. Empty exactly when a valid tree is projective.
+    O(n * depth) after one depth pass: a word x between h and c is dominated
+    by h iff x's ancestor at h's depth is h."""
+    h = [index(x) for x in heads]
+    n = len(h) - 1
+    depth = [0] * (n + 1)
+    for c in range(1, n + 1):
+        path = []
+        u = c
+        while u != 0 and depth[u] == 0:
+            path.append(u)
+            u = h[u]
+        d = depth[u]
+        for v in reversed(path):
+            d += 1
+            depth[v] = d
+    out = []
+    for c in range(1, n + 1):
+        p = h[c]
+        for x in range(min(p, c) + 1, max(p, c)):
+            a = x
+            for _ in range(depth[x] - depth[p]):
+                a = h[a]
+            if a != p:
+                out.append(c)
+                break
+    return out

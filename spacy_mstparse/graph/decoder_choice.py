@@ -1,0 +1,43 @@
+"""What ``decoder = "auto"`` picks: Eisner (projective) or Chu-Liu-Edmonds
+(non-projective), decided on the training trees.
+
+Non-projective decoding gains on the arcs that need it and loses wherever
+the model adds a crossing arc that is wrong: Nguyen et al. (2007) found
+projective decoding better on mostly projective languages, McDonald et al.
+(2005b) non-projective decoding better on Czech. With k-best MIRA trained
+under each decoder (k best spanning trees: Camerini et al. 1980, Hall 2007)
+the share of non-projective *arcs* in the training trees separates the two
+cases on the UD treebanks measured (BENCHMARKS.md, "Projective vs
+non-projective decoding, and `auto`"): Chu-Liu-Edmonds when more than
+``threshold`` of the arcs are non-projective (an arc h -> c with a word
+between h and c that h does not dominate; Nivre & Nilsson 2005), else
+Eisner. The share of non-projective *sentences* does not: long sentences
+make it large while the arcs that need non-projective decoding stay few.
+
+spaCy-free; the ``mst_parser`` pipe calls ``choose_decoder`` at ``initialize``.
+"""
+from typing import Dict, Sequence, Tuple
+
+import numpy
+
+from ..decoders.trees import nonprojective_arcs
+
+PROJECTIVE, NONPROJECTIVE = "eisner", "chu_liu_edmonds"
+
+
+def nonprojective_arc_share(trees: Sequence[numpy.ndarray]) -> float:
+    """Share of the arcs of ``trees`` (head arrays) that are non-projective."""
+    n_arcs = sum(len(heads) - 1 for heads in trees)
+    n_nonproj = sum(len(nonprojective_arcs(heads)) for heads in trees)
+    return n_nonproj / n_arcs if n_arcs else 0.0
+
+
+def choose_decoder(trees: Sequence[numpy.ndarray], threshold: float) -> Tuple[str, Dict[str, object]]:
+    """(decoder name, what the choice rests on) for the training trees
+    ``trees``: Chu-Liu-Edmonds when their non-projective arc share is above
+    ``threshold``, else Eisner."""
+    share = nonprojective_arc_share(trees)
+    name = NONPROJECTIVE if share > threshold else PROJECTIVE
+    info = {"nonprojective_arc_share": share, "nonprojective_threshold": threshold,
+            "trees": len(trees)}
+    return name, info
