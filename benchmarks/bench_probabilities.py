@@ -172,15 +172,22 @@ def plot(curves, path: Path, title: str) -> bool:
     except ImportError:
         log("matplotlib is not installed: no reliability plot")
         return False
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, (ax, share) = plt.subplots(2, 1, figsize=(5, 6.5), sharex=True,
+                                    gridspec_kw={"height_ratios": [3, 1]})
     ax.plot([0, 1], [0, 1], "k:", label="perfect calibration")
-    for key, bins in curves.items():
+    width = 1.0 / len(next(iter(curves.values())))
+    for i, (key, bins) in enumerate(curves.items()):
         pts = [(b["confidence"], b["accuracy"]) for b in bins if b["count"]]
-        ax.plot(*zip(*pts), "o-", label=f"head_prob, {key}")
-    ax.set_xlabel("head_prob (bin mean)")
+        line, = ax.plot(*zip(*pts), "o-", label=f"head_prob, {key}")
+        total = sum(b["count"] for b in bins)
+        share.bar([b["low"] + width * (0.25 + 0.5 * i) for b in bins],
+                  [100 * b["count"] / total for b in bins], width=width / 2,
+                  color=line.get_color(), label=key)
     ax.set_ylabel("head accuracy")
     ax.set_title(title)
     ax.legend()
+    share.set_xlabel("head_prob (15 bins; points at the bin's mean head_prob)")
+    share.set_ylabel("% of words")
     fig.savefig(path, dpi=120, bbox_inches="tight")
     return True
 
