@@ -87,6 +87,7 @@ def calibration(parser, gold, docs):
                          ("held_out_fitted", items[half:], t_half)):
         probs, correct = head_probabilities(part, t, True)
         out[key] = calibration_report(probs, correct, THRESHOLDS)
+        out[key]["coverage_at_97%_accuracy"] = coverage_at_accuracy(probs, correct, 0.97)
         if key in ("T=1", "fitted"):
             curves[key] = reliability_bins(probs, correct)
     out["reliability"] = curves
@@ -96,6 +97,15 @@ def calibration(parser, gold, docs):
     out["min_ece"] = calibration_report(*head_probabilities(items, t_ece, True), THRESHOLDS)
     out["decoding"] = {"T=1": mbr_accuracy(items, 1.0), "fitted": mbr_accuracy(items, t_all)}
     return out
+
+
+def coverage_at_accuracy(probs, correct, accuracy: float) -> float:
+    """The largest share of words, taken by decreasing head_prob, whose
+    head accuracy is still >= ``accuracy`` (what any threshold can reach)."""
+    order = numpy.argsort(-numpy.asarray(probs), kind="stable")
+    right = numpy.cumsum(numpy.asarray(correct, dtype="float64")[order])
+    ok = numpy.flatnonzero(right / numpy.arange(1, len(order) + 1) >= accuracy)
+    return float((ok[-1] + 1) / len(order)) if len(ok) else 0.0
 
 
 def mbr_accuracy(items, temperature: float):
@@ -242,7 +252,8 @@ def main(argv=None):
         r = cal[key]
         print(f"{key:>16}: ECE {100 * r['ece']:.2f}%  acc {100 * r['accuracy']:.2f}%  "
               + "  ".join(f">={t}: cov {100 * r[f'coverage@{t}']:.1f}% "
-                          f"acc {100 * r[f'accuracy@{t}']:.2f}%" for t in THRESHOLDS))
+                          f"acc {100 * r[f'accuracy@{t}']:.2f}%" for t in THRESHOLDS)
+              + f"  cov at 97% acc {100 * r['coverage_at_97%_accuracy']:.1f}%")
     print(f"T fitted = {cal['temperature']:.4g} (first half: {cal['temperature_first_half']:.4g})")
     r = cal["min_ece"]
     print(f"T min ECE = {cal['temperature_min_ece']:.4g}: ECE {100 * r['ece']:.2f}%  "

@@ -264,3 +264,25 @@ def test_arcstandard_still_skips_sentences_with_missing_heads(sample_train):
     examples, _ = partial_examples(nlp, sample_train, 0.5, limit=5)
     with pytest.warns(UserWarning, match="missing heads"):
         assert list(parser.gold_sentences(examples[0])) == []
+
+
+def test_sparseptron_gold_support_from_complete_trees_only():
+    """The gold feature space (support = "gold") is built from the complete
+    gold trees: a partially annotated sentence adds no bucket, and training
+    on it runs (its completion is not known at initialization)."""
+    from spacy_mstparse.learners.sparseptron import Sparseptron
+
+    rs = np.random.RandomState(5)
+    model = new_model()
+    data = random_sentences(rs, 8)
+    partial = [(s, hide(rs, h, 0.5)) if i % 2 else (s, h) for i, (s, h) in enumerate(data)]
+    assert any((h[1:] < 0).any() for _, h in partial)
+    complete_only = Sparseptron(support="gold")
+    complete_only.begin_training(model.first_order, [d for d in partial if (d[1][1:] >= 0).all()])
+    learner = Sparseptron(support="gold")
+    trainer = GraphTrainer(model, learner)
+    trainer.begin(partial)
+    assert learner.n_train == len(partial)
+    np.testing.assert_array_equal(learner.group_map, complete_only.group_map)
+    trainer.train([(s, h, None) for s, h in partial])
+    trainer.flush()
