@@ -263,7 +263,7 @@ def test_arcstandard_still_skips_sentences_with_missing_heads(sample_train):
     parser = nlp.add_pipe("arcstandard_svm")
     examples, _ = partial_examples(nlp, sample_train, 0.5, limit=5)
     with pytest.warns(UserWarning, match="missing heads"):
-        assert list(parser.gold_sentences(examples[0])) == []
+        assert list(parser.training_trees(examples[0])) == []
 
 
 def test_sparseptron_gold_support_from_complete_trees_only():

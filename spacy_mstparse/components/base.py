@@ -97,7 +97,7 @@ class DependencyPipe(Pipe):
         )
 
     # -- gold data and input checks -----------------------------------------------
-    def gold_sentences(self, eg: Example, partial: bool = False):
+    def gold_sentences(self, eg: Example, partial: bool = True):
         """Yield (sentence start, gold heads, gold labels) for each reference
         sentence: ``heads[0] = -1``, ``heads[i]`` the head position of word i
         (0 = root), ``deps[i]`` its label ("" when unlabelled).

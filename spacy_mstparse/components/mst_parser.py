@@ -15,9 +15,7 @@ words is decoded in chunks, whose trees are joined into one tree (the root
 word of each later chunk attaches to the first chunk's root word, label
 ``dep``), so every sentence gets exactly one root. Training uses the
 reference sentences (gold tokenization needed) and skips, with a warning,
-sentences longer than ``max_sentence_length``. Reference words without a
-head (``not token.has_head()``: partial annotation) train as unknown heads
-(``graph.training``: toward the best completion of the known arcs).
+sentences longer than ``max_sentence_length``; headless words are unknown heads.
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
@@ -168,10 +166,9 @@ class MSTParser(DependencyPipe):
         root_counts: Counter = Counter()
         n_trees = n_nonproj = 0
         for eg in get_examples():
-            for _, heads, deps in self.gold_sentences(eg, partial=True):
-                if (heads[1:] >= 0).all():  # the share counts complete trees only
-                    n_trees += 1
-                    n_nonproj += not is_projective(heads)
+            for _, heads, deps in self.gold_sentences(eg):
+                n_trees += 1
+                n_nonproj += not is_projective(heads)
                 for c in range(1, len(heads)):
                     if deps[c]:
                         label_counts[deps[c]] += 1
@@ -208,7 +205,7 @@ class MSTParser(DependencyPipe):
         limit = self.cfg["max_sentence_length"]
         for eg in examples:
             gold = []
-            for start, heads, deps in self.gold_sentences(eg, partial=True):
+            for start, heads, deps in self.gold_sentences(eg):
                 if len(heads) - 1 > limit:
                     self._warn_once("long", f"[{self.name}] skipping training sentences longer "
                                     f"than max_sentence_length = {limit} words")
@@ -241,9 +238,6 @@ class MSTParser(DependencyPipe):
             self.trainer = GraphTrainer(self.graph, self.learner, *self.graph.to_arrays().values())
         losses[self.name] += self.trainer.train(self.training_sentences(examples))
         losses[self.name] += self.trainer.flush()
-        if self.trainer.unusable:
-            self._warn_once("unusable", f"[{self.name}] skipping partially annotated "
-                            "sentences whose known arcs no tree can hold (several roots)")
         self._fresh = False
         return losses
 

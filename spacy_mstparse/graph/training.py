@@ -31,6 +31,7 @@ The component, the benchmarks and ``train_one_slack`` all train through
 this class.
 """
 import time
+import warnings
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 import numpy
@@ -159,6 +160,9 @@ class GraphTrainer:
             except ValueError:  # NoTreeError, crossing or impossible known arcs
                 continue
             return numpy.asarray(tree, dtype="int32")
+        if not self.unusable:
+            warnings.warn("skipping partially annotated sentences whose known arcs no tree "
+                          "holds (several roots)")
         self.unusable += 1
         return None
 
