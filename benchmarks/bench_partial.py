@@ -6,18 +6,19 @@ train sentences, ``--epochs`` epochs, under three annotations of the same
 sentences:
 
 - ``full``: every gold head;
-- ``arcs-50%``: each word's head (and label) removed with probability 0.5
-  (seed 0): the reference keeps spaCy's missing annotation (head None, dep
-  None), which the parser trains on as unknown heads (the best completion
-  of the known arcs under the current weights, ``graph.training``);
-- ``sentences-50%``: a random half of the sentences (seed 0), complete.
+- ``arcs-X%``: each word's head (and label) kept with probability X
+  (``--shares``, default 0.5; seed 0), the others removed: the reference
+  keeps spaCy's missing annotation (head None, dep None), which the parser
+  trains on as unknown heads (the best completion of the known arcs under
+  the current weights, ``graph.training``);
+- ``sentences-X%``: a random X of the sentences (seed 0), complete.
 
-``arcs-50%`` and ``sentences-50%`` hold about the same number of annotated
+``arcs-X%`` and ``sentences-X%`` hold about the same number of annotated
 arcs. Dev UAS/LAS (EWT dev, gold words, sentences and tags, punctuation
 excluded, as ``attachment_scores``) after every epoch. Writes
 benchmarks/results/partial_annotation.json (``--out``).
 
-    python -m benchmarks.bench_partial [--train-sents 4000 --epochs 3 --order 1]
+    python -m benchmarks.bench_partial [--train-sents 4000 --epochs 3 --order 1 --shares 0.5]
 """
 import argparse
 from pathlib import Path
@@ -61,9 +62,10 @@ def hide_heads(examples, share: float, seed: int = 0):
     return out, kept
 
 
-def half_of_the_sentences(examples, seed: int = 0):
+def some_of_the_sentences(examples, share: float, seed: int = 0):
+    """A random ``share`` of the examples (complete), and their arcs."""
     rs = numpy.random.RandomState(seed)
-    chosen = sorted(rs.permutation(len(examples))[: len(examples) // 2])
+    chosen = sorted(rs.permutation(len(examples))[: int(round(share * len(examples)))])
     subset = [examples[i] for i in chosen]
     return subset, sum(len(eg.reference) for eg in subset)
 
@@ -109,7 +111,9 @@ def main(argv=None):
     parser.add_argument("--train-sents", type=int, default=4000)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--order", type=int, default=1, choices=(1, 2))
-    parser.add_argument("--share", type=float, default=0.5, help="share of arcs / sentences hidden")
+    parser.add_argument("--shares", default="0.5",
+                        help="comma-separated shares of the arcs kept (arcs-X%%) and of the "
+                             "sentences kept (sentences-X%%)")
     parser.add_argument("--out", type=Path, default=RESULTS / "partial_annotation.json")
     args = parser.parse_args(argv)
     resolve_treebanks(parser, args)
@@ -123,16 +127,17 @@ def main(argv=None):
     gold = list(read_conllu(args.dev, vocab))
     docs = make_input_docs(gold, vocab, gold_tags=True)
     n_arcs = sum(len(eg.reference) for eg in examples)
-    arcs, kept_arcs = hide_heads(examples, args.share)
-    sents, kept_sents = half_of_the_sentences(examples)
+    shares = [float(x) for x in args.shares.split(",")]
     results = {"command": invocation("bench_partial", argv), "machine": machine_info(),
                "setup": {"train_sentences": len(examples), "epochs": args.epochs,
-                         "order": args.order, "share": args.share,
+                         "order": args.order, "shares_kept": shares,
                          "config": "mst_parser defaults (eisner, MIRA k=5), gold tags"},
                "runs": {}}
-    conditions = [("full", examples, n_arcs),
-                  (f"arcs-{int(100 * args.share)}%", arcs, kept_arcs),
-                  ("sentences-50%", sents, kept_sents)]
+    conditions = [("full", examples, n_arcs)]
+    for share in shares:
+        conditions.append((f"arcs-{round(100 * share)}%", *hide_heads(examples, 1.0 - share)))
+        conditions.append((f"sentences-{round(100 * share)}%",
+                           *some_of_the_sentences(examples, share)))
     for name, data, kept in conditions:
         out = run(name, data, args.order, args.epochs, gold, docs)
         out.update(sentences=len(data), annotated_arcs=kept)
