@@ -1,14 +1,20 @@
 """Arc probabilities of ``mst_parser``: calibration, speed, constrained parsing.
 
-Trains a first-order ``mst_parser`` (default config: Eisner, MIRA k=5,
-direction back-off features) on the first ``--train-sents`` sentences of EWT
-train for ``--epochs`` epochs, in process with gold tags, then on EWT dev
-(gold words, sentences and tags):
+Trains an ``mst_parser`` (default config: Eisner, MIRA k=5, direction
+back-off features; first order, or second with ``--order 2``) on the first
+``--train-sents`` sentences of EWT train (0: all) for ``--epochs`` epochs,
+in process with gold tags, then on EWT dev (gold words, sentences and tags):
 
 - calibration: ECE (15 bins) of head_prob against head correctness, and
   coverage / accuracy at head_prob >= 0.9 and >= 0.99, at T = 1 and at the
-  temperature fitted on dev (in-sample: the ``calibrate`` command), and
-  fitted on the first half of dev and measured on the second (held out);
+  temperature fitted on dev (in-sample: the ``calibrate`` command, which
+  maximises the gold heads' log-likelihood), fitted on the first half of dev
+  and measured on the second (held out), and at the temperature that
+  minimises the ECE instead (a grid over log T; for comparison);
+- decoding: UAS (every word) of the best tree (what the parser outputs)
+  against minimum-Bayes-risk / max-marginal decoding (Smith & Smith 2007:
+  the tree with the largest sum of arc marginals, the decoder run on the
+  marginals), at T = 1 and at the fitted T;
 - speed: words/s of the pipe with ``probabilities`` off and on (rounds
   interleaved, median), and with ``n_best = 5``;
 - constrained parsing: UAS with 10% / 30% of the gold heads fixed
@@ -17,10 +23,11 @@ train for ``--epochs`` epochs, in process with gold tags, then on EWT dev
   gold arcs cannot all be in one projective tree is parsed without its
   constraints and counted.
 
-Writes benchmarks/results/probabilities.json and, if matplotlib is
-installed, the reliability diagram benchmarks/results/probabilities_reliability.png.
+Writes benchmarks/results/probabilities.json (``--out``) and, if
+matplotlib is installed (``pip install -r benchmarks/requirements.txt``),
+the reliability diagram benchmarks/results/reliability.png (``--plot``).
 
-    python -m benchmarks.bench_probabilities [--train-sents 4000 --epochs 3]
+    python -m benchmarks.bench_probabilities [--train-sents 4000 --epochs 3 --order 1]
 """
 import argparse
 import statistics
@@ -46,13 +53,13 @@ from benchmarks.common import (
 THRESHOLDS = (0.9, 0.99)
 
 
-def train_parser(train: Path, n_sents: int, epochs: int):
+def train_parser(train: Path, n_sents: int, epochs: int, order: int = 1):
     import spacy
 
     from spacy_mstparse.components import mst_parser  # noqa: F401  (factory)
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("mst_parser")
+    nlp.add_pipe("mst_parser", config={"order": order})
     examples = gold_examples(train, nlp.vocab, limit=n_sents)
     nlp.initialize(lambda: examples)
     seconds = train_epochs(nlp.get_pipe("mst_parser"), examples, epochs, 16, numpy_orders(0))
@@ -80,10 +87,42 @@ def calibration(parser, gold, docs):
                          ("held_out_fitted", items[half:], t_half)):
         probs, correct = head_probabilities(part, t, True)
         out[key] = calibration_report(probs, correct, THRESHOLDS)
+        out[key]["coverage_at_97%_accuracy"] = coverage_at_accuracy(probs, correct, 0.97)
         if key in ("T=1", "fitted"):
             curves[key] = reliability_bins(probs, correct)
     out["reliability"] = curves
+    t_ece = min(numpy.exp(numpy.linspace(numpy.log(0.02), numpy.log(2.0), 41)),
+                key=lambda t: calibration_report(*head_probabilities(items, t, True))["ece"])
+    out["temperature_min_ece"] = float(t_ece)
+    out["min_ece"] = calibration_report(*head_probabilities(items, t_ece, True), THRESHOLDS)
+    out["decoding"] = {"T=1": mbr_accuracy(items, 1.0), "fitted": mbr_accuracy(items, t_all)}
     return out
+
+
+def coverage_at_accuracy(probs, correct, accuracy: float) -> float:
+    """The largest share of words, taken by decreasing head_prob, whose
+    head accuracy is still >= ``accuracy`` (what any threshold can reach)."""
+    order = numpy.argsort(-numpy.asarray(probs), kind="stable")
+    right = numpy.cumsum(numpy.asarray(correct, dtype="float64")[order])
+    ok = numpy.flatnonzero(right / numpy.arange(1, len(order) + 1) >= accuracy)
+    return float((ok[-1] + 1) / len(order)) if len(ok) else 0.0
+
+
+def mbr_accuracy(items, temperature: float):
+    """UAS (every word, %) of the parser's trees and of the max-marginal
+    (MBR) trees: Eisner over the arc marginals at ``temperature``."""
+    from spacy_mstparse.decoders import eisner
+    from spacy_mstparse.graph.probabilities import arc_marginals
+
+    right_best = right_mbr = total = 0
+    for arc, gold, predicted in items:
+        probs = arc_marginals(arc, temperature, True).probs
+        mbr = eisner(numpy.ascontiguousarray(probs, dtype="float32"))
+        right_best += int((predicted[1:] == gold[1:]).sum())
+        right_mbr += int((mbr[1:] == gold[1:]).sum())
+        total += len(gold) - 1
+    return {"uas_best_tree": 100 * right_best / total, "uas_mbr": 100 * right_mbr / total,
+            "words": total}
 
 
 def speed(parser, docs, rounds: int):
@@ -134,7 +173,7 @@ def fixed_heads(parser, gold, docs, share: float, seed: int = 0):
             "fixed_share": share, "sentences_without_constraints": dropped}
 
 
-def plot(curves, path: Path) -> bool:
+def plot(curves, path: Path, title: str) -> bool:
     try:
         import matplotlib
 
@@ -143,15 +182,22 @@ def plot(curves, path: Path) -> bool:
     except ImportError:
         log("matplotlib is not installed: no reliability plot")
         return False
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, (ax, share) = plt.subplots(2, 1, figsize=(5, 6.5), sharex=True,
+                                    gridspec_kw={"height_ratios": [3, 1]})
     ax.plot([0, 1], [0, 1], "k:", label="perfect calibration")
-    for key, bins in curves.items():
+    width = 1.0 / len(next(iter(curves.values())))
+    for i, (key, bins) in enumerate(curves.items()):
         pts = [(b["confidence"], b["accuracy"]) for b in bins if b["count"]]
-        ax.plot(*zip(*pts), "o-", label=f"head_prob, {key}")
-    ax.set_xlabel("head_prob (bin mean)")
+        line, = ax.plot(*zip(*pts), "o-", label=f"head_prob, {key}")
+        total = sum(b["count"] for b in bins)
+        share.bar([b["low"] + width * (0.25 + 0.5 * i) for b in bins],
+                  [100 * b["count"] / total for b in bins], width=width / 2,
+                  color=line.get_color(), label=key)
     ax.set_ylabel("head accuracy")
-    ax.set_title("EWT dev, first-order mst_parser")
+    ax.set_title(title)
     ax.legend()
+    share.set_xlabel("head_prob (15 bins; points at the bin's mean head_prob)")
+    share.set_ylabel("% of words")
     fig.savefig(path, dpi=120, bbox_inches="tight")
     return True
 
@@ -161,9 +207,10 @@ def main(argv=None):
     add_treebank_options(parser)
     parser.add_argument("--train-sents", type=int, default=4000)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--order", type=int, default=1, choices=(1, 2))
     parser.add_argument("--rounds", type=int, default=3, help="interleaved speed rounds")
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.json")
-    parser.add_argument("--plot", type=Path, default=RESULTS / "probabilities_reliability.png")
+    parser.add_argument("--plot", type=Path, default=RESULTS / "reliability.png")
     args = parser.parse_args(argv)
     resolve_treebanks(parser, args)
     from spacy_mstparse.corpus.conll import read_conllu
@@ -171,10 +218,11 @@ def main(argv=None):
 
     results = {"command": invocation("bench_probabilities", argv),
                "machine": machine_info(),
-               "model": {"train_sentences": args.train_sents, "epochs": args.epochs,
-                         "config": "mst_parser defaults (first order, eisner, MIRA k=5)",
+               "model": {"train_sentences": args.train_sents or "all", "epochs": args.epochs,
+                         "order": args.order,
+                         "config": "mst_parser defaults (eisner, MIRA k=5)",
                          "input": "gold words, sentences and UPOS/XPOS"}}
-    nlp = train_parser(args.train, args.train_sents, args.epochs)
+    nlp = train_parser(args.train, args.train_sents, args.epochs, args.order)
     with tempfile.TemporaryDirectory() as tmp:  # parse with the saved model, as users do
         nlp.to_disk(Path(tmp) / "model")
         import spacy
@@ -192,7 +240,9 @@ def main(argv=None):
                               for s in (0.0, 0.1, 0.3)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     curves = results["calibration"]["reliability"]
-    if plot(curves, args.plot):
+    order = "first" if args.order == 1 else "second"
+    if plot(curves, args.plot, f"EWT dev, {order}-order mst_parser "
+            f"({args.train_sents or 'all'} sentences, {args.epochs} epochs)"):
         results["plot"] = str(args.plot.relative_to(args.out.parent.parent.parent)
                               if args.plot.is_relative_to(args.out.parent.parent.parent)
                               else args.plot.name)
@@ -202,8 +252,16 @@ def main(argv=None):
         r = cal[key]
         print(f"{key:>16}: ECE {100 * r['ece']:.2f}%  acc {100 * r['accuracy']:.2f}%  "
               + "  ".join(f">={t}: cov {100 * r[f'coverage@{t}']:.1f}% "
-                          f"acc {100 * r[f'accuracy@{t}']:.2f}%" for t in THRESHOLDS))
+                          f"acc {100 * r[f'accuracy@{t}']:.2f}%" for t in THRESHOLDS)
+              + f"  cov at 97% acc {100 * r['coverage_at_97%_accuracy']:.1f}%")
     print(f"T fitted = {cal['temperature']:.4g} (first half: {cal['temperature_first_half']:.4g})")
+    r = cal["min_ece"]
+    print(f"T min ECE = {cal['temperature_min_ece']:.4g}: ECE {100 * r['ece']:.2f}%  "
+          + "  ".join(f">={t}: cov {100 * r[f'coverage@{t}']:.1f}% "
+                      f"acc {100 * r[f'accuracy@{t}']:.2f}%" for t in THRESHOLDS))
+    for key, v in cal["decoding"].items():
+        print(f"decoding at T {key}: best tree UAS {v['uas_best_tree']:.2f}, "
+              f"MBR UAS {v['uas_mbr']:.2f} (every word)")
     for key, v in results["speed"].items():
         print(f"speed {key:>12}: {v['words_per_second']:.0f} words/s")
     for key, v in results["fixed_heads"].items():

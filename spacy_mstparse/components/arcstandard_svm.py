@@ -330,7 +330,7 @@ class ArcStandardSVM(DependencyPipe):
         can learn from: (start, heads, deps) with exactly one root word, and
         non-projective trees lifted (labels decorated, rare decorations
         dropped once ``initialize`` has counted them) or skipped as set."""
-        for start, heads, deps in self.gold_sentences(eg):
+        for start, heads, deps in self.gold_sentences(eg, partial=False):
             if len(heads) > 1 and int(numpy.count_nonzero(heads[1:] == 0)) != 1:
                 self._warn_once(
                     "roots",

@@ -97,14 +97,21 @@ class DependencyPipe(Pipe):
         )
 
     # -- gold data and input checks -----------------------------------------------
-    def gold_sentences(self, eg: Example):
+    def gold_sentences(self, eg: Example, partial: bool = True):
         """Yield (sentence start, gold heads, gold labels) for each reference
         sentence: ``heads[0] = -1``, ``heads[i]`` the head position of word i
         (0 = root), ``deps[i]`` its label ("" when unlabelled).
 
-        Documents whose tokenization differs from the reference and sentences
-        with missing heads or heads outside the sentence are skipped with a
-        warning (said once, never silently)."""
+        A word without a head (spaCy's missing annotation: ``not
+        token.has_head()``) gets head -1 and label "" when ``partial``;
+        otherwise its sentence is skipped. spaCy derives a reference's
+        sentences from its heads, and a partial tree's fragments come out as
+        sentences of their own: so for a reference with missing heads the
+        sentences are those of the predicted doc when it has boundaries
+        (e.g. ``GoldAnnotationsCorpus``, a senter), else the whole doc is one
+        sentence. A sentence without any known head is left out. Documents whose tokenization differs from the
+        reference and sentences with heads outside the sentence are skipped.
+        Every skip is warned about (once, never silently)."""
         ref = eg.reference
         if not ref.has_annotation("DEP"):
             return
@@ -117,13 +124,23 @@ class DependencyPipe(Pipe):
                 f"the reference: {self.name} trains on gold-tokenized text",
             )
             return
-        for sent in ref.sents:
-            start, end = sent.start, sent.end
+        known = [token.has_head() for token in ref]
+        if partial and not all(known):
+            spans = ([(sent.start, sent.end) for sent in eg.predicted.sents]
+                     if eg.predicted.has_annotation("SENT_START") else [(0, len(ref))])
+        else:
+            spans = [(sent.start, sent.end) for sent in ref.sents]
+        for start, end in spans:
+            if partial and not any(known[start:end]):
+                continue
+            sent = ref[start:end]
             heads = numpy.full(end - start + 1, -1, dtype="int32")
             deps: List[str] = [""] * (end - start + 1)
             ok = True
             for i, token in enumerate(sent, 1):
                 if not token.has_head():
+                    if partial:
+                        continue
                     ok = False
                     break
                 h = token.head.i
@@ -138,8 +155,9 @@ class DependencyPipe(Pipe):
             if not ok:
                 self._warn_once(
                     "partial",
-                    f"[{self.name}] skipping gold sentences with missing heads or heads "
-                    "outside the sentence",
+                    f"[{self.name}] skipping gold sentences with "
+                    + ("" if partial else "missing heads or ")
+                    + "heads outside the sentence",
                 )
                 continue
             yield start, heads, deps

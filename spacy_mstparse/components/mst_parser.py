@@ -15,7 +15,7 @@ words is decoded in chunks, whose trees are joined into one tree (the root
 word of each later chunk attaches to the first chunk's root word, label
 ``dep``), so every sentence gets exactly one root. Training uses the
 reference sentences (gold tokenization needed) and skips, with a warning,
-sentences longer than ``max_sentence_length``.
+sentences longer than ``max_sentence_length``; headless words are unknown heads.
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple

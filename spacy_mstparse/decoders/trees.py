@@ -62,11 +62,12 @@ def is_projective(heads):
 
     Arcs sharing an end point do not cross. For a valid tree this is the usual
     projectivity: every word between a head and its dependent is dominated by
-    that head. Runs in O(n log n).
+    that head. A head of -1 (unknown: partial annotation) is no arc. Runs in
+    O(n log n).
     """
     h = [index(x) for x in heads]
     # Arcs as intervals, sorted by left end, longer first on equal left ends.
-    arcs = sorted((min(p, c), -max(p, c)) for c, p in enumerate(h) if c > 0)
+    arcs = sorted((min(p, c), -max(p, c)) for c, p in enumerate(h) if c > 0 and p >= 0)
     open_right_ends = []   # right ends of the arcs enclosing the current one
     for lo, neg_hi in arcs:
         hi = -neg_hi

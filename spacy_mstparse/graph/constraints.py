@@ -10,23 +10,26 @@ those satisfying the constraints (exact for Eisner over projective trees and
 Chu-Liu-Edmonds over all trees, first order and Eisner second order; the
 approximate second-order non-projective climb only approximately).
 
-Marginals take -inf for an excluded arc (``decoders.marginals`` gives it
-probability 0). The decoders get a finite penalty instead, below minus the
-largest possible score of any tree (n times the largest absolute arc plus
-sibling score, and a margin): every tree with an excluded arc then scores
-below every tree without one, and trees without one keep their exact scores.
-A decoded tree that still uses an excluded arc shows that no tree satisfies
-the constraints (for Eisner: fixed arcs that cross), which raises ValueError.
+Excluded arcs get the score -inf, for the marginals (``decoders.marginals``
+gives such an arc probability 0) and for the decoders alike: every decoder
+returns a tree avoiding the -inf arcs whenever its search space holds one
+and raises ``NoTreeError`` otherwise (``decoders``), so a decoded tree never
+breaks the constraints.
 
 Constraints that no tree can satisfy are reported before decoding when they
 are visible in the constraints alone: two words fixed to the root (single
 root), a cycle of fixed heads, a fixed arc that is also forbidden, every head
 of a word forbidden; under a projective decoder, two fixed arcs that cross.
-Words are named in messages by ``names[i]`` (default "word i").
+Other impossible sets (e.g. forbidden arcs that leave a group of words no
+way to the root) are found by the decoder: ``decode`` re-raises its
+``NoTreeError`` naming the constrained words. Words are named in messages by
+``names[i]`` (default "word i").
 """
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
+
+from ..decoders import NoTreeError
 
 Arc = Tuple[int, int]
 
@@ -138,22 +141,10 @@ class Constraints:
         return mask
 
     def masked(self, arc: numpy.ndarray, single_root: bool = True) -> numpy.ndarray:
-        """The arc scores with -inf on every excluded arc (for marginals)."""
+        """The arc scores with -inf on every excluded arc (for the decoders
+        and the marginals)."""
         out = numpy.array(arc, dtype="float32", copy=True)
         out[self.excluded(single_root)] = -numpy.inf
-        return out
-
-    def penalized(self, arc: numpy.ndarray, sib: Optional[numpy.ndarray] = None,
-                  single_root: bool = True) -> numpy.ndarray:
-        """The arc scores with a penalty larger than any tree's score on every
-        excluded arc (for the decoders; see the module docstring)."""
-        out = numpy.array(arc, dtype="float32", copy=True)
-        finite = numpy.abs(out[numpy.isfinite(out)])
-        bound = float(finite.max()) if finite.size else 0.0
-        if sib is not None and sib.size:
-            bound += float(numpy.abs(sib[numpy.isfinite(sib)]).max(initial=0.0))
-        penalty = -4.0 * (self.n + 1) * (bound + 1.0)
-        out[self.excluded(single_root)] = penalty
         return out
 
     def violations(self, heads: Sequence[int]) -> List[int]:
@@ -161,15 +152,18 @@ class Constraints:
         return [c for c in range(1, self.n + 1)
                 if self.fixed.get(c, heads[c]) != heads[c] or (heads[c], c) in self.forbidden]
 
-    def verify(self, heads: Sequence[int], projective: bool = False) -> None:
-        """Raise ValueError if a decoded tree breaks the constraints: then no
-        tree (projective, for a projective decoder) satisfies them."""
-        bad = self.violations(heads)
-        if not bad:
-            return
-        kind = "projective tree" if projective else "tree"
-        raise ValueError(
-            f"no {kind} satisfies the constraints on "
-            + ", ".join(self.name(c) for c in bad)
-            + " (the fixed and forbidden heads exclude every "
-            + ("projective " if projective else "") + "tree)")
+    def decode(self, decode: Callable[[numpy.ndarray], object], arc: numpy.ndarray,
+               projective: bool = False, single_root: bool = True):
+        """``decode(masked arc scores)`` (any decoder call honouring -inf),
+        after ``check``; a ``NoTreeError`` from the decoder is re-raised
+        naming the constrained words."""
+        self.check(single_root, projective)
+        try:
+            return decode(self.masked(arc, single_root))
+        except NoTreeError as err:
+            kind = "projective tree" if projective else "tree"
+            words = sorted(set(self.fixed) | {c for _, c in self.forbidden})
+            raise NoTreeError(
+                f"no {kind} satisfies the constraints on "
+                + ", ".join(self.name(c) for c in words)
+                + f" (the fixed and forbidden heads exclude every {kind}: {err})") from None

@@ -141,11 +141,8 @@ def best_trees(decoder: str, arc: numpy.ndarray, sib: Optional[numpy.ndarray] = 
     ValueError, naming the words, when no tree satisfies them."""
     if not constraints:
         return k_best_trees(decoder, arc, sib, k)
-    projective = DECODERS[decoder].projective
-    constraints.check(single_root=True, projective=projective)
-    trees = k_best_trees(decoder, constraints.penalized(arc, sib), sib, k)
-    constraints.verify(trees[0], projective)
-    return [heads for heads in trees if not constraints.violations(heads)]
+    return constraints.decode(lambda masked: k_best_trees(decoder, masked, sib, k), arc,
+                              DECODERS[decoder].projective)
 
 
 def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,

@@ -12,15 +12,33 @@ et al. 2006) learns on the gold tree as an averaged multi-class perceptron.
 The prediction weights are the tables' averages (one rule, ``averaged``),
 passed through ``learner.finalize_weights``.
 
+Partial annotation (Li, Zhang, Zhang, Chen & Liu 2016, after the
+latent-structure perceptron): a gold head of -1 marks a word whose head is
+unknown. Such a sentence trains toward its best completion under the
+current weights: the "gold" tree is the best tree (of the decoder's search
+space) that keeps every known arc, decoded with -inf on every other head of
+an annotated word (``Constraints.decode``); the predicted tree is the best
+(loss-augmented, the Hamming loss counting annotated words only) tree, and
+its wrong heads are counted over annotated words only. No arc is invented
+before training: the completion changes as the weights do. The labeler
+learns only the labels of annotated arcs (in the context of the completed
+tree). Known arcs that cross are completed by Chu-Liu-Edmonds even under
+Eisner, as a fully annotated non-projective gold tree is used as it is;
+known arcs that no tree holds (two roots) make no update and are counted in
+``unusable``. With every head known, training is exactly as before.
+
 The component, the benchmarks and ``train_one_slack`` all train through
 this class.
 """
 import time
+import warnings
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 
 from ..learners import Learner, WeightTable, sparse_difference
+from .constraints import Constraints
+from .decoding import DECODERS, decode
 from .model import GraphModel
 
 _NO_UPDATE = (numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"))
@@ -45,6 +63,7 @@ class GraphTrainer:
         self.label_table = (WeightTable(max(1, model.n_label_weights)) if label_weights is None
                             else WeightTable.from_weights(label_weights))
         self._pending: List[tuple] = []
+        self.unusable = 0   # partially annotated sentences no tree can complete
 
     # -- set-up ------------------------------------------------------------------
     def begin(self, gold: List[Tuple[object, numpy.ndarray]]) -> None:
@@ -78,33 +97,74 @@ class GraphTrainer:
         steps = []
         n_wrong_total = 0
         for sentence, heads, labels in batch:
-            constraints = self.constraints(sentence, heads, k)
+            constraints, target = self._constraints(sentence, heads, k)
             n_wrong_total += constraints[0][2]
             # k-best learners get every tree's constraint, the others one.
             steps.append(constraints if k > 1 else constraints[0])
-            if labels is not None:
-                self._label_step(sentence, heads, labels)
+            if labels is not None and target is not None:
+                if target is not heads:  # partial: learn the annotated arcs' labels only
+                    labels = numpy.where(heads >= 0, labels, -1).astype("int32")
+                self._label_step(sentence, target, labels)
         learner.step(self.arc_table, steps)
         return float(n_wrong_total)
 
     def constraints(self, sentence, heads: numpy.ndarray, k: int = 1) -> List[tuple]:
         """``(idx, val, n_wrong)`` for each of the (up to) k best trees under
-        the current weights, loss-augmented if the learner asks for it."""
+        the current weights, loss-augmented if the learner asks for it.
+        ``heads`` may mark unknown heads with -1 (see the module docstring)."""
+        return self._constraints(sentence, heads, k)[0]
+
+    def _constraints(self, sentence, heads, k):
+        """The constraints and the tree they train toward (``heads`` itself
+        when every head is known, the completion otherwise, None when no
+        tree holds the known arcs)."""
         arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
+        known = heads[1:] >= 0
+        partial = not known.all()
+        target = heads
+        if partial:
+            target = self._completion(arc, sib, heads)
+            if target is None:
+                return [(*_NO_UPDATE, 0)], None
         if self.learner.loss_augmented:
             add_hamming_loss(arc, heads)
         gold_ids = None
         out = []
         for predicted in self.model.decode(arc, sib, k):
-            n_wrong = int(numpy.count_nonzero(predicted[1:] != heads[1:]))
+            wrong = predicted[1:] != heads[1:]
+            n_wrong = int(numpy.count_nonzero(wrong & known if partial else wrong))
             if n_wrong:
                 if gold_ids is None:
-                    gold_ids = self._tree_features(sentence, heads)
+                    gold_ids = self._tree_features(sentence, target)
                 idx, val = sparse_difference(gold_ids, self._tree_features(sentence, predicted))
             else:
                 idx, val = _NO_UPDATE
             out.append((idx, val, n_wrong))
-        return out
+        return out, target
+
+    def completion(self, sentence, heads: numpy.ndarray) -> Optional[numpy.ndarray]:
+        """The best tree under the current weights that keeps every known
+        arc of ``heads`` (-1: unknown head); None if no tree holds them."""
+        arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
+        return self._completion(arc, sib, heads)
+
+    def _completion(self, arc, sib, heads):
+        n = len(heads) - 1
+        constraints = Constraints(n, {c: int(heads[c]) for c in range(1, n + 1) if heads[c] >= 0})
+        # known arcs that cross: completed non-projectively, as a fully
+        # annotated non-projective gold tree is used as it is
+        for name in dict.fromkeys((self.model.decoder, "chu_liu_edmonds")):
+            best = lambda masked: decode(name, masked, sib)[0]  # noqa: E731
+            try:
+                tree = constraints.decode(best, arc, DECODERS[name].projective)
+            except ValueError:  # NoTreeError, crossing or impossible known arcs
+                continue
+            return numpy.asarray(tree, dtype="int32")
+        if not self.unusable:
+            warnings.warn("skipping partially annotated sentences whose known arcs no tree "
+                          "holds (several roots)")
+        self.unusable += 1
+        return None
 
     def _tree_features(self, sentence, heads) -> numpy.ndarray:
         self.learner.note_tree(sentence, heads)
@@ -136,10 +196,17 @@ class GraphTrainer:
 
 
 def add_hamming_loss(arc: numpy.ndarray, heads: numpy.ndarray) -> None:
-    """scores + 1 on every arc that is not in the gold tree (in place)."""
+    """scores + 1 on every arc that is not in the gold tree (in place); a
+    word whose gold head is unknown (-1) adds no loss."""
     n = len(heads) - 1
-    arc += 1.0
-    arc[heads[1:], numpy.arange(1, n + 1)] -= 1.0
+    words = numpy.arange(1, n + 1)
+    if (heads[1:] >= 0).all():
+        arc += 1.0
+        arc[heads[1:], words] -= 1.0
+        return
+    known = words[heads[1:] >= 0]
+    arc[:, known] += 1.0
+    arc[heads[known], known] -= 1.0
 
 
 def loss_augmented_difference(model: GraphModel, sentence, heads, weights, scale: float = 1.0):

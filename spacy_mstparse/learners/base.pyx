@@ -29,9 +29,11 @@ Hooks (no-ops here):
 ``begin_training(features, gold, order)``
     Once, at initialization, with the first-order feature extractor, the
     list of ``(Sentence, gold heads)`` of the training set and the model's
-    order (1 or 2).
+    order (1 or 2). A partially annotated sentence has -1 as the head of
+    each word whose head is unknown (its tree is not known before training).
 ``note_tree(sentence, heads)``
-    For every tree whose features enter an update (gold and predicted).
+    For every tree whose features enter an update (gold or, for a partially
+    annotated sentence, its completion, and predicted): always a full tree.
 ``finalize_weights(weights)``
     The float32 prediction weights (averaged or current) -> the weights to
     predict with (e.g. zero the groups outside a budget).

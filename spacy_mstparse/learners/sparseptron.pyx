@@ -220,7 +220,9 @@ cdef class Sparseptron(Learner):
     def begin_training(self, features, list gold, int order=1):
         """Called at initialization with the first-order features and the
         list of ``(Sentence, gold heads)`` of the training set: fixes |D|,
-        builds the group map from the gold trees and resets the learner."""
+        builds the group map from the complete gold trees (a partially
+        annotated sentence, with -1 heads, adds no bucket: its tree is not
+        known yet) and resets the learner."""
         if order != 1:
             raise ValueError(
                 "Sparseptron: only first-order features have feature groups; set order = 1")
@@ -228,7 +230,8 @@ cdef class Sparseptron(Learner):
             raise ValueError("Sparseptron: no gold training sentences")
         self.begin(features, len(gold))
         for sentence, heads in gold:
-            self.note_tree(sentence, heads)
+            if min(heads[1:]) >= 0:
+                self.note_tree(sentence, heads)
         self.freeze_support()
 
     def freeze_support(self):
