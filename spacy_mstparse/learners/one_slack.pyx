@@ -20,6 +20,13 @@ P(w) - D(alpha), is known after each pass (the pass computes P(w) exactly,
 since w is fixed during it); training stops when it is below ``eps``.
 Constraints whose alpha stayed 0 for ``max_inactive`` iterations are dropped.
 
+Cutting-plane iterates are not monotone: before convergence w can swing
+from pass to pass (on EWT, dev UAS between 66.8 and 83.2 over 30 passes).
+With ``keep_best`` (default) the model predicts with the iterate of the
+lowest primal objective seen so far (known exactly at the end of each
+pass), so a run stopped before convergence ends at its best iterate by the
+objective it minimises; ``keep_best = False`` predicts with the last w.
+
 Inside ``spacy train`` the component feeds sentences in batches: the learner
 accumulates the constraint over |D| sentences (``begin_training`` tells it
 |D|), keeps w fixed meanwhile, and solves at the end of each pass.
@@ -82,9 +89,13 @@ cdef class OneSlackSSVM(Learner):
     cdef double _dual
     cdef object _t0
     cdef public list history
+    cdef readonly bint keep_best
+    cdef readonly double best_primal
+    cdef readonly int best_iteration
+    cdef object _best_w
 
     def __init__(self, double lam=1e-3, double eps=0.01, double qp_tol=-1.0,
-                 int max_inactive=50):
+                 int max_inactive=50, bint keep_best=True):
         if not isfinite(lam) or lam <= 0.0:
             raise ValueError(f"OneSlackSSVM: lam must be finite and > 0, got {lam}")
         if not (eps > 0.0):
@@ -95,11 +106,14 @@ cdef class OneSlackSSVM(Learner):
         self.eps = eps
         self.qp_tol = qp_tol if qp_tol > 0.0 else eps / 100.0
         self.max_inactive = max_inactive
+        self.keep_best = keep_best
         self.loss_augmented = True
         self.averaged = False
         self.n_train = 0
         self._acc_arr = None
         self.history = []
+        self.best_primal = float("inf")
+        self.best_iteration = -1
 
     @property
     def C(self):
@@ -129,6 +143,9 @@ cdef class OneSlackSSVM(Learner):
         self.converged = False
         self.iteration = 0
         self.history = []
+        self.best_primal = float("inf")
+        self.best_iteration = -1
+        self._best_w = None
         self._t0 = time.perf_counter()
 
     def step(self, WeightTable table, list batch):
@@ -179,6 +196,10 @@ cdef class OneSlackSSVM(Learner):
                   "n_constraints": len(self._constraints),
                   "seconds": time.perf_counter() - self._t0}
         self.history.append(record)
+        if self.keep_best and primal < self.best_primal:
+            self.best_primal = primal
+            self.best_iteration = self.iteration
+            self._best_w = table.current()
         if gap <= self.eps:
             self.converged = True
         elif not self.converged:
@@ -270,6 +291,13 @@ cdef class OneSlackSSVM(Learner):
             table.assign(support, self._acc_arr[support])
             self._acc_arr[support] = 0.0
 
+    def finalize_weights(self, weights):
+        """The weights to predict with: with ``keep_best``, those of the pass
+        with the lowest primal objective so far (else ``weights``, the last w)."""
+        if self.keep_best and self._best_w is not None:
+            return self._best_w
+        return weights
+
     @property
     def dual(self):
         return self._dual
@@ -279,4 +307,5 @@ cdef class OneSlackSSVM(Learner):
         return numpy.array(self._alpha)
 
     def __repr__(self):
-        return f"OneSlackSSVM(lam={self.lam}, eps={self.eps}, qp_tol={self.qp_tol})"
+        return (f"OneSlackSSVM(lam={self.lam}, eps={self.eps}, qp_tol={self.qp_tol}, "
+                f"keep_best={self.keep_best})")
