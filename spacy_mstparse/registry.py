@@ -84,14 +84,17 @@ def make_sparseptron(
 
 @spacy.registry.mst_learners("spacy_mstparse.OneSlackSSVM.v1")
 def make_one_slack_ssvm(lam: float = 1e-3, eps: float = 0.01, max_inactive: int = 50,
-                        keep_best: bool = True):
+                        keep_best: bool = True, max_constraints: int = 20):
     """1-slack structural SVM by cutting planes (Joachims et al. 2009), C = 1/lam:
     one constraint per pass over the training set, stopping at duality gap <= eps.
     ``keep_best``: predict with the pass's w of the lowest primal objective
-    so far (the iterates swing before convergence), else with the last w."""
+    so far (the iterates swing before convergence), else with the last w.
+    ``max_constraints`` (0 = no limit) bounds the working set, i.e. memory:
+    each constraint is a sparse vector over the buckets of a whole pass."""
     from .learners.one_slack import OneSlackSSVM
 
-    return OneSlackSSVM(lam=lam, eps=eps, max_inactive=max_inactive, keep_best=keep_best)
+    return OneSlackSSVM(lam=lam, eps=eps, max_inactive=max_inactive, keep_best=keep_best,
+                        max_constraints=max_constraints)
 
 
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v2")
