@@ -17,6 +17,9 @@ can be compared on the same predicted dev trees:
    (``GraphTrainer.train_labeler``), then label the saved dev trees of each
    order and the gold dev trees; LAS (punctuation excluded) and label
    accuracy on correctly attached words.
+3. ``--stage speed``: train labeler version 1 and version 2 (``--epochs``)
+   and time labeling the saved first-order dev trees, the two in turn for
+   ``--rounds`` rounds (one process); the median time ratio.
 
 Usage::
 
@@ -141,9 +144,56 @@ def stage_labels(args) -> Dict[str, Any]:
     return out
 
 
+def trained_labeler(parser, train_items, flags: int, epochs: int, label_buckets: int):
+    from spacy_mstparse.graph import GraphModel, GraphTrainer
+    from spacy_mstparse.labeler.arc_labeler import ArcLabeler
+    from spacy_mstparse.learners import Perceptron
+
+    labels, root = parser.cfg["labels"], parser.cfg["root_label"]
+    model = GraphModel(parser.features, labels=labels, root_label=root,
+                       label_buckets=label_buckets, labeler_version=2)
+    model.labeler = ArcLabeler(model.label_buckets, len(labels), False, 2, flags)
+    model.fit_label_restrictions(train_items)
+    trainer = GraphTrainer(model, Perceptron())
+    rng = numpy.random.RandomState(0)
+    for _ in range(epochs):
+        trainer.train_labeler(train_items[i] for i in rng.permutation(len(train_items)))
+    model.set_weights(numpy.zeros(model.n_arc_weights, dtype="float32"),
+                      numpy.ascontiguousarray(trainer.label_table.averaged(), dtype="float32"))
+    return model
+
+
+def stage_speed(args) -> Dict[str, Any]:
+    from spacy_mstparse.labeler.arc_labeler import VERSION_FLAGS
+
+    nlp, parser, train, dev = pipeline({}, args.train_limit)
+    train_items = list(parser.training_sentences(train))
+    dev_items = list(parser.training_sentences(dev))
+    with numpy.load(WORK / "heads-o1.npz") as archive:
+        trees = [archive[f"arr_{i}"] for i in range(len(archive.files))]
+    models = {v: trained_labeler(parser, train_items, VERSION_FLAGS[v], args.epochs,
+                                 args.label_buckets) for v in (1, 2)}
+    times: Dict[int, List[float]] = {1: [], 2: []}
+    for _ in range(args.rounds):
+        for version, model in models.items():
+            start = time.process_time()
+            for (s, _, _), h in zip(dev_items, trees):
+                model.label(s, h)
+            times[version].append(time.process_time() - start)
+    n_words = sum(s.n for s, _, _ in dev_items)
+    ratios = sorted(b / a for a, b in zip(times[1], times[2]))
+    out = {"rounds": args.rounds, "words": n_words, "seconds": times,
+           "median_ratio_v2_over_v1": ratios[len(ratios) // 2],
+           "words_per_second": {v: n_words / min(t) for v, t in times.items()}}
+    common.log(f"labeling EWT dev: v1 {min(times[1]):.3f}s, v2 {min(times[2]):.3f}s (best of "
+               f"{args.rounds}), median ratio {out['median_ratio_v2_over_v1']:.2f}")
+    return out
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--stage", choices=("heads", "labels"), required=True)
+    p.add_argument("--stage", choices=("heads", "labels", "speed"), required=True)
+    p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--orders", default="1,2")
     p.add_argument("--arc-epochs", type=int, default=10)
     p.add_argument("--variants", default="0,7")
@@ -167,7 +217,8 @@ def main(argv=None) -> int:
     if args.output.exists():
         results = json.loads(args.output.read_text())
     section = results.setdefault(args.stage, {})
-    section.update(stage_heads(args) if args.stage == "heads" else stage_labels(args))
+    stage = {"heads": stage_heads, "labels": stage_labels, "speed": stage_speed}[args.stage]
+    section.update(stage(args))
     results.setdefault("runs", []).append({"stage": args.stage,
                                            "command": common.invocation("bench_labeler", argv),
                                            "code": common.working_tree_code(),

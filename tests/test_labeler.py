@@ -14,11 +14,12 @@ from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.features.hashing import py_mix as mix
 from spacy_mstparse.features.sentence import BOS_TAG, EOS_TAG
 from spacy_mstparse.labeler.arc_labeler import (
-    CHAIN, CONTEXT, RESTRICT, VERSION_FLAGS, ArcLabeler)
+    CHAIN, CONTEXT, DEP_BAGS, DEP_WORDS, RESTRICT, VERSION_FLAGS, ArcLabeler)
 
 # Template numbers of the version-2 arc features and the transitions
 # (the enums of arc_labeler.pyx).
 L_SIB_IN, L_SIB_OUT, L_RANK, L_HCTX, L_SIB_IN_CW = 22, 23, 24, 25, 26
+L_LDEP_W, L_RDEP_W, L_HWCP_DR, L_DEP_BAG, L_SIB_BAG = range(27, 32)
 T_PREV, T_PREV_HP, T_PREV_CP = 101, 102, 103
 
 
@@ -88,6 +89,29 @@ def test_hand_computed_context_feature_ids(nlp):
     assert not set(names1) & {"c-pos+inner-sib-pos+h-pos", "h-pos+c-pos+dir+rank"}
     assert set(names1) < set(names)
     assert BOS_TAG != EOS_TAG
+
+
+def test_hand_computed_dependent_word_and_bag_ids(nlp):
+    s = encode(nlp, WORDS, POS)
+    n_rows, n_labels = 2**10, 3
+    labeler = ArcLabeler(n_rows, n_labels, False, 2, DEP_WORDS | DEP_BAGS)
+    row = lambda key: (key & (n_rows - 1)) * n_labels  # noqa: E731
+    w = {t: get_string_id(t) for t in WORDS}
+    p = {t: get_string_id(t) for t in POS}
+    offsets, names = labeler.arc_feature_rows(s, HEADS, 3)   # barked -> dog, left, rank 1
+    got = {}
+    for name, offset in zip(names, offsets):
+        got.setdefault(name, []).append(int(offset))
+    assert got["c-pos+leftmost-dep-word"] == [row(mix3(L_LDEP_W, p["NOUN"], w["the"]))]
+    assert got["c-pos+rightmost-dep-word"] == [row(mix3(L_RDEP_W, p["NOUN"], 0))]
+    assert got["h-word+c-pos+dir+rank"] == [row(mix(mix3(L_HWCP_DR, w["barked"], p["NOUN"]), 1))]
+    # dog's dependents right to left, its sibling loudly (right of the head)
+    assert got["c-pos+dep-word"] == [row(mix3(L_DEP_BAG, p["NOUN"], w[x])) for x in ("big", "the")]
+    assert got["c-pos+dir+sib-word"] == [row(mix(mix3(L_SIB_BAG, p["NOUN"], w["loudly"]), 1))]
+    offsets, names = labeler.arc_feature_rows(s, HEADS, 1)   # dog -> the: sibling big
+    got = dict(zip(names, (int(o) for o in offsets)))
+    assert got["c-pos+dir+sib-word"] == row(mix(mix3(L_SIB_BAG, p["DET"], w["big"]), 0))
+    assert "c-pos+dep-word" not in got
 
 
 def test_hand_computed_transition_ids(nlp):

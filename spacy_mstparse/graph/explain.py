@@ -48,7 +48,11 @@ LABEL_TEMPLATE_ATTRS = {
     "c-pos+inner-sib-pos+h-pos": ("cp", "ip", "hp"), "c-pos+outer-sib-pos+h-pos": ("cp", "op", "hp"),
     "h-pos+c-pos+dir+rank": ("hp", "cp", "dir", "rank"),
     "h-pos-1+h-pos+h-pos+1+c-pos": ("hp-1", "hp", "hp+1", "cp"), "c-word+inner-sib-pos": ("cw", "ip"),
+    "c-pos+leftmost-dep-word": ("cp", "lw"), "c-pos+rightmost-dep-word": ("cp", "rw"),
+    "h-word+c-pos+dir+rank": ("hw", "cp", "dir", "rank"),
 }
+# Label templates that fire once per dependent of c / sibling of c (the bags).
+BAG_TEMPLATES = ("c-pos+dep-word", "c-pos+dir+sib-word")
 PREFIX_LENGTH = 5
 
 
@@ -117,6 +121,8 @@ class _Reader:
             "ip": lambda: self.tag(self.siblings()[0]) if self.siblings()[0] is not None else "-",
             "op": lambda: self.tag(self.siblings()[1]) if self.siblings()[1] is not None else "-",
             "rank": lambda: str(min(self.siblings()[2], 3)),
+            "lw": lambda: self.word(min(self.dependents("L"))) if self.dependents("L") else "-",
+            "rw": lambda: self.word(max(self.dependents("R"))) if self.dependents("R") else "-",
         }
         return simple[attr]()
 
@@ -188,6 +194,15 @@ def _label_rows(model, sentence, view: WordView, heads, c: int, label: int,
         reader = _Reader(view, int(heads[c]), c, t, heads)
         if base == "c-morph":
             values = view.morphs[c][k]
+        elif base in BAG_TEMPLATES:   # one feature per dependent / sibling, right to left
+            h = int(heads[c])
+            if base == "c-pos+dep-word":
+                words = [d for d in range(len(heads) - 1, 0, -1) if heads[d] == c]
+                values = f"{reader.tag(c)} {reader.word(words[k])}"
+            else:
+                words = [d for d in range(len(heads) - 1, 0, -1) if heads[d] == h and d != c]
+                side = "R" if words[k] > h else "L"
+                values = f"{reader.tag(c)} {reader.value('dir')} {side}:{reader.word(words[k])}"
         else:
             values = " ".join(reader.value(a) for a in LABEL_TEMPLATE_ATTRS[base])
         rows.append({"template": name, "values": values, "bucket": int(offset),

@@ -43,11 +43,17 @@ cdef enum Flag:
     F_CONTEXT = 1    # sibling / head-context arc features
     F_CHAIN = 2      # Markov chain over the labels of a head's dependents (Viterbi)
     F_RESTRICT = 4   # labels seen for (head tag, child tag, direction)
+    F_DEP_WORDS = 8  # words of the child's outermost dependents, head word + rank
+    F_DEP_BAGS = 16  # words of all the child's dependents and of its siblings
 
-CONTEXT, CHAIN, RESTRICT = F_CONTEXT, F_CHAIN, F_RESTRICT
-VERSION_FLAGS = {1: 0, 2: F_CONTEXT | F_CHAIN | F_RESTRICT}
+CONTEXT, CHAIN, RESTRICT, DEP_WORDS, DEP_BAGS = (
+    F_CONTEXT, F_CHAIN, F_RESTRICT, F_DEP_WORDS, F_DEP_BAGS)
+DEF MAX_BAG = 6
+VERSION_FLAGS = {1: 0, 2: F_CONTEXT | F_CHAIN | F_RESTRICT | F_DEP_WORDS | F_DEP_BAGS}
 LATEST_VERSION = 2
 
+# Hash ids: a template of tag column t hashes with 32 t + its value (all
+# values < 32); ``arc_rows``' kinds use 64 t + value.
 cdef enum LabelTemplate:
     L_BIAS = 1
     L_HW
@@ -76,6 +82,13 @@ cdef enum LabelTemplate:
     L_RANK
     L_HCTX
     L_SIB_IN_CW
+    # (DEP_WORDS)
+    L_LDEP_W
+    L_RDEP_W
+    L_HWCP_DR
+    # (DEP_BAGS)
+    L_DEP_BAG
+    L_SIB_BAG
 
 cdef enum TransitionTemplate:
     T_PREV = 101
@@ -110,7 +123,9 @@ LABEL_TEMPLATE_NAMES = {
     L_RIGHTMOST: "c-pos+rightmost-dep-pos", L_CX: "c-prefix", L_MORPH: "c-morph",
     L_SIB_IN: "c-pos+inner-sib-pos+h-pos", L_SIB_OUT: "c-pos+outer-sib-pos+h-pos",
     L_RANK: "h-pos+c-pos+dir+rank", L_HCTX: "h-pos-1+h-pos+h-pos+1+c-pos",
-    L_SIB_IN_CW: "c-word+inner-sib-pos",
+    L_SIB_IN_CW: "c-word+inner-sib-pos", L_LDEP_W: "c-pos+leftmost-dep-word",
+    L_RDEP_W: "c-pos+rightmost-dep-word", L_HWCP_DR: "h-word+c-pos+dir+rank",
+    L_DEP_BAG: "c-pos+dep-word", L_SIB_BAG: "c-pos+dir+sib-word",
 }
 TRANSITION_TEMPLATE_NAMES = {
     T_PREV: "prev-label+sides", T_PREV_HP: "prev-label+sides+h-pos",
@@ -250,7 +265,7 @@ cdef class ArcLabeler:
     cdef int arc_rows(self, Sentence s, const int32_t* heads, const int32_t* ctx, int c,
                       uint64_t* out, int32_t* kinds=NULL) noexcept nogil:
         """Weight-row offsets of the features of arc heads[c] -> c in ``out``;
-        with ``kinds``, also each feature's template key (``tagset * 32 +
+        with ``kinds``, also each feature's template key (``tagset * 64 +
         LabelTemplate``). ``ctx``: the (N_CTX, n+1) tree context."""
         cdef int n1 = s.n + 1
         cdef const int32_t* n_left = ctx + C_NLEFT * n1
@@ -302,7 +317,7 @@ cdef class ArcLabeler:
             out[k] = mix3(tid + L_RIGHTMOST, cP, row[rightmost[c]] if rightmost[c] >= 0 else 0); k += 1
             if kinds is not NULL:
                 for m in range(x, k):
-                    kinds[m] = tid + TAG_KINDS[m - x]
+                    kinds[m] = 64 * t + TAG_KINDS[m - x]
             if context:
                 x = k
                 sP = row[inner] if inner >= 0 else 0
@@ -313,7 +328,33 @@ cdef class ArcLabeler:
                 out[k] = mix3(tid + L_SIB_IN_CW, cW, sP); k += 1
                 if kinds is not NULL:
                     for m in range(x, k):
-                        kinds[m] = tid + L_SIB_IN + m - x
+                        kinds[m] = 64 * t + L_SIB_IN + m - x
+            if self.flags & F_DEP_WORDS:
+                x = k
+                out[k] = mix3(tid + L_LDEP_W, cP, s.word[leftmost[c]] if leftmost[c] >= 0 else 0); k += 1
+                out[k] = mix3(tid + L_RDEP_W, cP, s.word[rightmost[c]] if rightmost[c] >= 0 else 0); k += 1
+                out[k] = mix(mix3(tid + L_HWCP_DR, hW, cP), 4 * (c > h) + (rank if rank < 3 else 3)); k += 1
+                if kinds is not NULL:
+                    for m in range(x, k):
+                        kinds[m] = 64 * t + L_LDEP_W + m - x
+        if self.flags & F_DEP_BAGS:
+            cP = s.tag_row(0)[c]
+            x = 0
+            m = ctx[C_LAST * n1 + c]      # c's dependents, right to left
+            while m >= 0 and x < MAX_BAG:
+                if kinds is not NULL:
+                    kinds[k] = L_DEP_BAG
+                out[k] = mix3(L_DEP_BAG, cP, s.word[m]); k += 1; x += 1
+                m = ctx[C_PREV * n1 + m]
+            x = 0
+            m = ctx[C_LAST * n1 + h]      # h's other dependents, right to left
+            while m >= 0 and x < MAX_BAG:
+                if m != c:
+                    if kinds is not NULL:
+                        kinds[k] = L_SIB_BAG
+                    out[k] = mix(mix3(L_SIB_BAG, cP, s.word[m]), 2 * (c > h) + (m > h)); k += 1
+                    x += 1
+                m = ctx[C_PREV * n1 + m]
         if self.use_morph:
             for m in range(s.morph_start[c], s.morph_start[c + 1]):
                 if k >= limit:
@@ -656,7 +697,7 @@ cdef class ArcLabeler:
         cdef int32_t kinds[MAX_FEATS]
         cdef int k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows, kinds)
         offsets = numpy.array([rows[j] for j in range(k)], dtype="uint64")
-        names = [LABEL_TEMPLATE_NAMES[kinds[j] % 32] + ("/tag2" if kinds[j] >= 32 else "")
+        names = [LABEL_TEMPLATE_NAMES[kinds[j] % 64] + ("/tag2" if kinds[j] >= 64 else "")
                  for j in range(k)]
         return offsets, names
 
