@@ -32,6 +32,10 @@ from libc.stdint cimport uint64_t
 from .base cimport Learner
 from .weight_table cimport WeightTable
 
+# The default regulariser (the registry's too): the best of Lee et al.'s grid
+# on EWT dev, with the default (Hamming-loss) ball (BENCHMARKS.md).
+DEFAULT_LAM = 3.3e-3
+
 
 cdef class Pegasos(Learner):
     """Pegasos-DP with regulariser ``lam`` and mini-batches of ``k`` sentences."""
@@ -42,7 +46,7 @@ cdef class Pegasos(Learner):
     cdef readonly double radius
     cdef readonly bint radius_from_data
 
-    def __init__(self, double lam=1e-4, int k=10, bint averaged=True, radius=None):
+    def __init__(self, double lam=DEFAULT_LAM, int k=10, bint averaged=True, radius=None):
         if not isfinite(lam) or lam <= 0.0:
             raise ValueError(f"Pegasos: lam must be finite and > 0, got {lam}")
         if k < 1:
