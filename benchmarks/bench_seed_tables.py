@@ -436,6 +436,8 @@ def parse_args(argv=None):
                    help="comma-separated subset of: " + ", ".join(systems(LAMBDAS)))
     p.add_argument("--lambdas", default=",".join(f"{x:g}" for x in LAMBDAS),
                    help="Pegasos grid (default: Lee et al.'s)")
+    p.add_argument("--extra-systems", type=Path, default=None,
+                   help="JSON file of more systems: {name: mst_parser config}")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=20)
     p.add_argument("--seed", type=int, default=0, help="seed of the per-epoch shuffles")
@@ -472,6 +474,8 @@ def main(argv=None) -> int:
         sys.exit(f"treebanks not found at {data} (expected ../shared/data/ud beside the repo)")
     lambdas = [float(x) for x in args.lambdas.split(",") if x]
     all_systems = systems(lambdas)
+    if args.extra_systems is not None:
+        all_systems.update(json.loads(args.extra_systems.read_text()))
     chosen = args.systems.split(",") if args.systems else list(all_systems)
     unknown = [s for s in chosen if s not in all_systems]
     if unknown:

@@ -538,3 +538,19 @@ def test_registry_resolves_configs():
     with pytest.raises(ValueError):
         spacy.registry.resolve({"x": {"@mst_learners": "spacy_mstparse.PassiveAggressive.v1",
                                       "variant": "nope"}})
+
+
+def test_pegasos_default_radius_from_the_training_set():
+    """radius None: sqrt(2 L(0) / lam), L(0) = mean words per gold sentence
+    (one-word sentences have no wrong tree: 0), set by begin_training."""
+    lam = 0.01
+    learner = Pegasos(lam=lam)
+    assert learner.radius_from_data and learner.radius == pytest.approx(1 / math.sqrt(lam))
+    gold = [(None, np.array([-1, 0], "int32")),            # one word: loss 0
+            (None, np.array([-1, 2, 0, 2], "int32")),      # three words
+            (None, np.array([-1, 0, 1, 1, 3, 3], "int32"))]  # five words
+    learner.begin_training(None, gold)
+    assert learner.radius == pytest.approx(math.sqrt(2 * (0 + 3 + 5) / 3 / lam))
+    fixed = Pegasos(lam=lam, radius=3.0)
+    fixed.begin_training(None, gold)
+    assert not fixed.radius_from_data and fixed.radius == 3.0

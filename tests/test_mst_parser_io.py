@@ -82,17 +82,27 @@ def test_same_parts_on_disk_and_in_bytes(overfitted, tmp_path):
     parser.to_disk(tmp_path / "comp")
     files = {p.name: p.read_bytes() for p in (tmp_path / "comp").iterdir()}
     parts = srsly.msgpack_loads(parser.to_bytes())
-    assert set(files) == set(parts) == {"cfg", "arc_weights.npz", "label_weights.npz"}
+    assert set(files) == set(parts) == {"cfg", "arc_weights.npz", "label_weights.npz",
+                                        "label_restrictions.npz"}
     for name in files:
         assert files[name] == parts[name], name
-    assert srsly.json_loads(files["cfg"])["format_version"] == 3
+    cfg = srsly.json_loads(files["cfg"])
+    assert cfg["format_version"] == 4 and cfg["labeler_version"] == 2
+    # the labeler's restrictions are saved and come back
+    keys, allowed = parser.graph.labeler.restrictions()
+    assert len(keys) > 0 and allowed.any(axis=1).all()
+    loaded = type(parser)(parser.vocab, features=parser.features,
+                          label_buckets=parser.cfg["label_buckets"]).from_disk(tmp_path / "comp")
+    assert loaded.graph.labeler.version == 2
+    assert numpy.array_equal(loaded.graph.labeler.restrictions()[0], keys)
+    assert numpy.array_equal(loaded.graph.labeler.restrictions()[1], allowed)
 
 
 def test_exclude_is_honoured(overfitted, tmp_path):
     nlp, parser = overfitted
     parts = srsly.msgpack_loads(parser.to_bytes(exclude=["label_weights"]))
-    assert set(parts) == {"cfg", "arc_weights.npz"}
-    parser.to_disk(tmp_path / "comp", exclude=["arc_weights", "cfg"])
+    assert set(parts) == {"cfg", "arc_weights.npz", "label_restrictions.npz"}
+    parser.to_disk(tmp_path / "comp", exclude=["arc_weights", "cfg", "label_restrictions"])
     assert {p.name for p in (tmp_path / "comp").iterdir()} == {"label_weights.npz"}
     # loading with a part excluded keeps the component's own
     other = spacy.blank("en").add_pipe("mst_parser", config=SMALL)
@@ -105,6 +115,14 @@ def test_exclude_is_honoured(overfitted, tmp_path):
     assert numpy.array_equal(other.prediction_weights()[0], arc)
     other.from_bytes(srsly.msgpack_dumps(zeros))
     assert not numpy.any(other.prediction_weights()[0])
+    keys = other.graph.labeler.restrictions()[0]
+    assert len(keys)
+    zeros["label_restrictions.npz"] = ser.dump_arrays(
+        keys=numpy.zeros(0, "uint64"), allowed=numpy.zeros((0, len(other.labels)), "uint8"))
+    other.from_bytes(srsly.msgpack_dumps(zeros), exclude=["label_restrictions"])
+    assert numpy.array_equal(other.graph.labeler.restrictions()[0], keys)
+    other.from_bytes(srsly.msgpack_dumps(zeros))
+    assert len(other.graph.labeler.restrictions()[0]) == 0
 
 
 def test_runtime_settings_given_at_load_time_take_effect(overfitted, tmp_path):

@@ -193,3 +193,34 @@ def test_sentences_whose_decoded_tree_violates_less_than_gold_count_as_gold():
     assert h["loss"] == pytest.approx(1.0)
     w = table.current()
     assert np.count_nonzero(w) == 2 and w[3] < 0 < w[5] and w[5] == pytest.approx(-2 * w[3])
+
+
+def test_bounded_working_set_and_best_iterate(tiny):
+    """max_constraints caps the working set (merging the smallest-alpha
+    constraints keeps w and the dual, so the run still converges to the same
+    optimum); keep_best predicts with the w of the lowest primal seen."""
+    model, data = tiny
+    lam, eps = 0.05, 1e-3
+    bounded, table = train_one_slack(model, data, lam=lam, eps=eps, max_constraints=3,
+                                     max_iter=3000)
+    assert max(h["n_constraints"] for h in bounded.history) <= 3
+    assert bounded.converged and bounded.history[-1]["gap"] <= eps
+    # merging keeps the dual value, so it never falls from pass to pass
+    duals = [h["dual"] for h in bounded.history]
+    assert all(b >= a - 1e-9 for a, b in zip(duals, duals[1:]))
+    p = primal_objective(model, data, table.current(), lam)
+    for h in bounded.history:   # weak duality for every dual seen
+        assert h["dual"] <= p + 1e-9
+    free, _ = train_one_slack(model, data, lam=lam, eps=eps)
+    assert max(h["n_constraints"] for h in free.history) > 2
+    assert bounded.history[-1]["primal"] == pytest.approx(free.history[-1]["primal"], abs=2 * eps)
+    # the prediction weights: the lowest-primal pass's w
+    best = min(bounded.history, key=lambda h: h["primal"])
+    assert bounded.best_iteration == best["iteration"]
+    w = bounded.finalize_weights(table.current())
+    assert primal_objective(model, data, w, lam) == pytest.approx(best["primal"], rel=1e-5)
+    last = OneSlackSSVM(lam=lam, keep_best=False)
+    assert last.finalize_weights(table.current()) is not None
+    assert np.array_equal(last.finalize_weights(table.current()), table.current())
+    with pytest.raises(ValueError, match="max_constraints"):
+        OneSlackSSVM(lam=lam, max_constraints=-1)

@@ -128,7 +128,7 @@ def test_head_and_dep_probabilities(loaded):
     doc = docs[0]
     sentence = parser.encoder.encode(doc, [(0, len(doc))])[0]
     heads, labels = parser.graph.parse(sentence)
-    scores = parser.graph.labeler.label_scores(sentence, heads, parser.graph.label_weights)
+    scores = parser.graph.label_scores(sentence, heads)
     root = parser.graph.root_label_id
     for c in range(1, len(heads)):
         if heads[c] != 0:

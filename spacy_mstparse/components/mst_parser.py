@@ -36,14 +36,15 @@ from ..scoring import score_parse
 from . import extensions, serialization as ser
 from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
 
-# Format 3: the serializer table (cfg JSON, arc and label weights as bitmap +
-# non-zero values, the same names on disk and in bytes). Formats 1 and 2
-# (cfg + dense or sparse files / msgpack keys) still load.
-FORMAT_VERSION = 3
-READS_FORMATS = (1, 2, 3)
+# Format 4: the serializer table (cfg JSON, arc and label weights as bitmap +
+# non-zero values, the same names on disk and in bytes; since 4 the labeler
+# version in cfg, absent = 1, and label_restrictions.npz). Formats 1-3 load.
+FORMAT_VERSION = 4
+READS_FORMATS = (1, 2, 3, 4)
 # Settings that define the trained model: a load-time config must match.
 MODEL_SETTINGS = ("order", "label_buckets")
 JOINED_CHUNK_LABEL = "dep"
+RESTRICTIONS = "label_restrictions.npz"
 
 DEFAULT_CONFIG = {
     "decoder": "eisner",
@@ -177,12 +178,12 @@ class MSTParser(DependencyPipe):
                 f"[{self.name}] no dependency labels found in the training examples: "
                 "the reference docs need heads and deps (is the training corpus parsed?)")
         roots = Counter({label: n for label, n in root_counts.items() if n}).most_common(1)
-        self.cfg["labels"] = label_list
-        self.cfg["root_label"] = roots[0][0] if roots else None
-        gold = self._encoded_gold(get_examples)
+        self.cfg.update(labels=label_list, root_label=roots[0][0] if roots else None,
+                        labeler_version=GraphModel.LATEST_LABELER)
+        gold = list(self.training_sentences(get_examples()))
         if self.cfg["decoder"] == "auto":
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
-                [heads for _, heads in gold], self.cfg["nonprojective_threshold"])
+                [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"])
         self.graph = self._new_model()
         self.trainer = GraphTrainer(self.graph, self.learner)
         self.trainer.begin(gold)
@@ -191,10 +192,8 @@ class MSTParser(DependencyPipe):
     def _new_model(self) -> GraphModel:
         return GraphModel(self.features, order=self.order, decoder=self.decoder,
                           labels=self.cfg["labels"], root_label=self.cfg["root_label"],
-                          label_buckets=self.cfg["label_buckets"])
-
-    def _encoded_gold(self, get_examples):
-        return [(s, heads) for s, heads, _ in self.training_sentences(get_examples())]
+                          label_buckets=self.cfg["label_buckets"],
+                          labeler_version=self.cfg.get("labeler_version", 1))
 
     def training_sentences(self, examples):
         """(Sentence, gold heads, gold label ids) of every usable reference sentence."""
@@ -295,6 +294,7 @@ class MSTParser(DependencyPipe):
                                           **self._format_header()}),
             "arc_weights.npz": lambda: ser.dump_sparse_vector(self.prediction_weights()[0]),
             "label_weights.npz": lambda: ser.dump_sparse_vector(self.prediction_weights()[1]),
+            RESTRICTIONS: lambda: ser.dump_arrays(**self.graph.restriction_arrays()),
         }
 
     def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
@@ -302,12 +302,13 @@ class MSTParser(DependencyPipe):
         if "cfg" in parts:
             cfg = parts["cfg"] if legacy else ser.load_json(parts["cfg"], where("cfg"))
             self._load_cfg(cfg, where("cfg"))
-        arrays = {}
-        for stem in ("arc_weights", "label_weights"):
-            arrays[stem] = self._load_vector(parts, stem, where)
-        self.graph = self._new_model()
+        arrays = {stem: self._load_vector(parts, stem, where) for stem in ("arc_weights", "label_weights")}
+        restrictions = (ser.load_arrays(parts[RESTRICTIONS], where(RESTRICTIONS), ("keys", "allowed"))
+                        if RESTRICTIONS in parts else None)  # excluded or older: keep ours / none
+        self.graph, old = self._new_model(), self.graph
         try:
             self.graph.set_weights(arrays["arc_weights"], arrays["label_weights"])
+            self.graph.set_restriction_arrays(restrictions or (old and old.restriction_arrays()))
         except ValueError as err:
             raise ser.ModelDataError(f"{where('arc_weights.npz')}: {err}") from None
         self.trainer = None
@@ -340,8 +341,8 @@ class MSTParser(DependencyPipe):
                     f"change after training (the config asks for {self.cfg[key]!r})")
         # Learned: labels, the decoder "auto" chose, temperature (calibrate). Runtime
         # settings (max_sentence_length, probabilities, n_best) keep the config's.
-        for key in ("labels", "root_label", "decoder_choice", "nonprojective_share", "temperature"):
-            if key in cfg:
-                self.cfg[key] = cfg[key]
+        self.cfg.update({"labeler_version": 1, **{key: cfg[key] for key in (  # no version: 1
+            "labels", "root_label", "decoder_choice", "nonprojective_share", "temperature",
+            "labeler_version") if key in cfg}})
         if cfg.get("decoder") == self.cfg["decoder"]:
             self.cfg["resolved_decoder"] = cfg.get("resolved_decoder")

@@ -45,7 +45,14 @@ LABEL_TEMPLATE_ATTRS = {
     "g-pos+h-pos+c-pos": ("gp", "hp", "cp"), "c-pos+n-left+n-right": ("cp", "nl", "nr"),
     "c-pos+leftmost-dep-pos": ("cp", "lp"), "c-pos+rightmost-dep-pos": ("cp", "rp"),
     "c-prefix": ("cx",), "c-morph": ("cm",),
+    "c-pos+inner-sib-pos+h-pos": ("cp", "ip", "hp"), "c-pos+outer-sib-pos+h-pos": ("cp", "op", "hp"),
+    "h-pos+c-pos+dir+rank": ("hp", "cp", "dir", "rank"),
+    "h-pos-1+h-pos+h-pos+1+c-pos": ("hp-1", "hp", "hp+1", "cp"), "c-word+inner-sib-pos": ("cw", "ip"),
+    "c-pos+leftmost-dep-word": ("cp", "lw"), "c-pos+rightmost-dep-word": ("cp", "rw"),
+    "h-word+c-pos+dir+rank": ("hw", "cp", "dir", "rank"),
 }
+# Label templates that fire once per dependent of c / sibling of c (the bags).
+BAG_TEMPLATES = ("c-pos+dep-word", "c-pos+dir+sib-word")
 PREFIX_LENGTH = 5
 
 
@@ -111,8 +118,22 @@ class _Reader:
             "nr": lambda: str(min(len(self.dependents("R")), 2)),
             "lp": lambda: self.tag(min(self.dependents("L"))) if self.dependents("L") else "-",
             "rp": lambda: self.tag(max(self.dependents("R"))) if self.dependents("R") else "-",
+            "ip": lambda: self.tag(self.siblings()[0]) if self.siblings()[0] is not None else "-",
+            "op": lambda: self.tag(self.siblings()[1]) if self.siblings()[1] is not None else "-",
+            "rank": lambda: str(min(self.siblings()[2], 3)),
+            "lw": lambda: self.word(min(self.dependents("L"))) if self.dependents("L") else "-",
+            "rw": lambda: self.word(max(self.dependents("R"))) if self.dependents("R") else "-",
         }
         return simple[attr]()
+
+    def siblings(self):
+        """(inner sibling, outer sibling, rank) of c among h's dependents on
+        its side, nearest the head first (None: no such sibling)."""
+        h, c = self.h, self.c
+        side = sorted((d for d in range(1, self.n + 1) if self.heads[d] == h and (d > h) == (c > h)),
+                      key=lambda d: abs(d - h))
+        i = side.index(c)
+        return (side[i - 1] if i > 0 else None, side[i + 1] if i + 1 < len(side) else None, i + 1)
 
 
 def _arc_rows(model, sentence, view: WordView, h: int, c: int) -> List[Dict[str, object]]:
@@ -173,12 +194,52 @@ def _label_rows(model, sentence, view: WordView, heads, c: int, label: int,
         reader = _Reader(view, int(heads[c]), c, t, heads)
         if base == "c-morph":
             values = view.morphs[c][k]
+        elif base in BAG_TEMPLATES:   # one feature per dependent / sibling, right to left
+            h = int(heads[c])
+            if base == "c-pos+dep-word":
+                words = [d for d in range(len(heads) - 1, 0, -1) if heads[d] == c]
+                values = f"{reader.tag(c)} {reader.word(words[k])}"
+            else:
+                words = [d for d in range(len(heads) - 1, 0, -1) if heads[d] == h and d != c]
+                side = "R" if words[k] > h else "L"
+                values = f"{reader.tag(c)} {reader.value('dir')} {side}:{reader.word(words[k])}"
         else:
             values = " ".join(reader.value(a) for a in LABEL_TEMPLATE_ATTRS[base])
         rows.append({"template": name, "values": values, "bucket": int(offset),
                      "weight": float(model.label_weights[int(offset) + label]),
                      "competitor_weight": (float(model.label_weights[int(offset) + other])
                                            if other is not None else None)})
+    return rows + _transition_rows(model, sentence, heads, c, label, other)
+
+
+def _transition_rows(model, sentence, heads, c: int, label: int,
+                     other: Optional[int]) -> List[Dict[str, object]]:
+    """The label chain's transitions that c's label takes part in (labeler
+    version 2), the other labels fixed at the predicted ones: from the
+    previous dependent of the same head into c, and from c into the next."""
+    labeler, w = model.labeler, model.label_weights
+    labels = model.label(sentence, heads)
+    ctx = labeler.context(sentence, heads)
+    prev = int(ctx["prev"][c])
+    rows = []
+    offsets, names = labeler.transition_feature_rows(sentence, heads, c,
+                                                     int(labels[prev]) if prev >= 0 else -1)
+    for offset, name in zip(offsets, names):
+        prev_name = model.labels[labels[prev]] if prev >= 0 else "-"
+        rows.append({"template": name, "values": f"prev={prev_name}", "bucket": int(offset),
+                     "weight": float(w[int(offset) + label]),
+                     "competitor_weight": float(w[int(offset) + other]) if other is not None else None})
+    following = [d for d in range(1, len(heads)) if int(ctx["prev"][d]) == c]
+    if following:
+        nxt, y = following[0], int(labels[following[0]])
+        mine = labeler.transition_feature_rows(sentence, heads, nxt, label)
+        theirs = (labeler.transition_feature_rows(sentence, heads, nxt, other)[0]
+                  if other is not None else None)
+        for j, (offset, name) in enumerate(zip(*mine)):
+            rows.append({"template": "next:" + name, "values": f"next={model.labels[y]}",
+                         "bucket": int(offset), "weight": float(w[int(offset) + y]),
+                         "competitor_weight": (float(w[int(theirs[j]) + y])
+                                               if theirs is not None else None)})
     return rows
 
 
@@ -207,10 +268,11 @@ def explain_arc(model, sentence, view: WordView, c: int,
         out["arc_score_difference"] = float(arc[h, c]) - float(arc[h2, c])
         out["tree_score_difference"] = best.score - rival.score
     if model.labeler is not None:
-        scores = model.labeler.label_scores(sentence, best.heads, model.label_weights)[c]
+        scores = model.label_scores(sentence, best.heads)[c]
         label = int(best.labels[c])
-        allowed = [l for l in range(len(model.labels))
-                   if l != label and (h == 0 or l != model.root_label_id)]
+        allowed = [l for l in range(len(model.labels))   # -inf: outside the restriction
+                   if l != label and (h == 0 or l != model.root_label_id)
+                   and numpy.isfinite(scores[l])]
         other = max(allowed, key=lambda l: scores[l]) if allowed and not (
             h == 0 and model.root_label_id >= 0) else None
         out["label"] = {
@@ -270,6 +332,10 @@ def format_explanation(expl: Dict[str, object], names: Sequence[str], top: int =
     if label:
         if label["forced_root_label"]:
             lines.append(f"label {label['label']} (the root label, fixed for the root word)")
+        elif label["competitor"] is None:
+            lines.append(f"label {label['label']} (score {label['score']:.3f}), the only label "
+                         "seen in training for these tags and direction")
+            features(label["features"])
         else:
             lines.append(f"label {label['label']} (score {label['score']:.3f}) vs "
                          f"{label['competitor']} (score {label['competitor_score']:.3f}); "

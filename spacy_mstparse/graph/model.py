@@ -19,19 +19,24 @@ import numpy
 
 from ..features.config import FeatureConfig
 from ..features.second_order import SiblingFeatures
-from ..labeler.arc_labeler import ArcLabeler
+from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
 from .decoding import DECODERS, decode
 
 
 class GraphModel:
     """Scores, decodes and labels sentences with fixed prediction weights.
+    (Label restrictions: ``restriction_arrays`` / ``set_restriction_arrays``.)
 
     features: the ``FeatureConfig`` (first-order extractor, table size).
     order: 1 (arcs) or 2 (arcs and adjacent siblings).
     decoder: a name of ``DECODERS``.
     labels: the label inventory; ``root_label`` the label of the root word.
     label_buckets: rows of the labeler's hashed table.
+    labeler_version: the labeler's version (``labeler.arc_labeler``; 1 for
+        models saved before version 2 existed).
     """
+
+    LATEST_LABELER = LATEST_LABELER   # the labeler version new models get
 
     def __init__(
         self,
@@ -42,6 +47,7 @@ class GraphModel:
         labels: Sequence[str] = (),
         root_label: Optional[str] = None,
         label_buckets: int = 2**17,
+        labeler_version: int = 1,
     ):
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {sorted(DECODERS)}, got {decoder!r}")
@@ -55,9 +61,11 @@ class GraphModel:
         self.labels = list(labels)
         self.root_label = root_label
         self.label_buckets = int(label_buckets)
+        self.labeler_version = int(labeler_version)
         self.root_label_id = self.labels.index(root_label) if root_label in self.labels else -1
         self.labeler = (
-            ArcLabeler(self.label_buckets, len(self.labels), features.use_morph)
+            ArcLabeler(self.label_buckets, len(self.labels), features.use_morph,
+                       self.labeler_version)
             if self.labels else None
         )
         self.arc_weights: Optional[numpy.ndarray] = None
@@ -108,6 +116,28 @@ class GraphModel:
         w = self.label_weights if weights is None else weights
         return self.labeler.predict(sentence, heads, w, self.root_label_id, scale)
 
+    def label_scores(self, sentence, heads) -> numpy.ndarray:
+        """Every label's score on every arc of ``heads`` (prediction weights):
+        ``ArcLabeler.label_scores``."""
+        return self.labeler.label_scores(sentence, heads, self.label_weights, self.root_label_id)
+
+    def fit_label_restrictions(self, gold) -> None:
+        """The labels each (head tag, child tag, direction) may take, from the
+        gold ``(Sentence, heads, label ids)``: used by labelers that restrict."""
+        if self.labeler is not None and self.labeler.uses_restrictions:
+            self.labeler.fit_restrictions(gold)
+
+    def restriction_arrays(self) -> Dict[str, numpy.ndarray]:
+        """The labeler's label restrictions as ``{"keys", "allowed"}`` arrays
+        (empty for labelers without restrictions)."""
+        keys, allowed = self.labeler.restrictions()
+        return {"keys": keys, "allowed": allowed}
+
+    def set_restriction_arrays(self, arrays: Optional[Dict[str, numpy.ndarray]]) -> None:
+        """Install ``restriction_arrays()`` output (None: leave them empty)."""
+        if arrays is not None and self.labeler is not None:
+            self.labeler.set_restrictions(arrays["keys"], arrays["allowed"])
+
     def tree_features(self, sentence, heads) -> numpy.ndarray:
         """Feature ids (uint64, with repeats) of a tree: arcs, and siblings for order 2."""
         ids = self.first_order.tree_features(sentence, heads)
@@ -134,6 +164,7 @@ class GraphModel:
             "labels": list(self.labels),
             "root_label": self.root_label,
             "label_buckets": self.label_buckets,
+            "labeler_version": self.labeler_version,
         }
 
     def to_arrays(self) -> Dict[str, numpy.ndarray]:

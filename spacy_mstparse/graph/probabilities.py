@@ -178,7 +178,7 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
         head_probs[1:] = marg.probs[best.heads[1:], numpy.arange(1, n + 1)]
         parse.head_probs = head_probs
         if model.labeler is not None:
-            scores = model.labeler.label_scores(sentence, best.heads, model.label_weights)
+            scores = model.label_scores(sentence, best.heads)
             parse.label_probs = label_probabilities(scores, best.labels, best.heads,
                                                     model.root_label_id)
     return parse

@@ -8,7 +8,8 @@ Pegasos-DP, Lee et al. 2010; the 1-slack SSVM, Joachims et al. 2009),
 decode the best tree or the k best (k-best MIRA), form one constraint
 ``(phi(gold) - phi(tree), wrong heads)`` per tree, and hand ``batch_size``
 sentences at a time to ``learner.step``. The second-stage labeler (McDonald
-et al. 2006) learns on the gold tree as an averaged multi-class perceptron.
+et al. 2006) learns on the gold tree as an averaged perceptron (multi-class,
+or structured over each head's label chain).
 The prediction weights are the tables' averages (one rule, ``averaged``),
 passed through ``learner.finalize_weights``.
 
@@ -66,9 +67,14 @@ class GraphTrainer:
         self.unusable = 0   # partially annotated sentences no tree can complete
 
     # -- set-up ------------------------------------------------------------------
-    def begin(self, gold: List[Tuple[object, numpy.ndarray]]) -> None:
+    def begin(self, gold: List[tuple]) -> None:
         """Give the learner the training set's ``(Sentence, gold heads)``
-        (the sparseptron's feature groups, the 1-slack SSVM's pass length)."""
+        (the sparseptron's feature groups, the 1-slack SSVM's pass length).
+        Items ``(Sentence, gold heads, gold label ids)`` also fit the
+        labeler's label restrictions (labeler version 2)."""
+        if gold and len(gold[0]) == 3:
+            self.model.fit_label_restrictions(gold)
+            gold = [(sentence, heads) for sentence, heads, _ in gold]
         self.learner.begin_training(self.model.first_order, gold, self.model.order)
 
     # -- the loop ------------------------------------------------------------------
@@ -170,8 +176,14 @@ class GraphTrainer:
         self.learner.note_tree(sentence, heads)
         return self.model.tree_features(sentence, heads)
 
+    def train_labeler(self, sentences) -> None:
+        """Labeler steps alone on ``(Sentence, gold heads, gold label ids)``
+        (what ``train`` does besides the arc steps)."""
+        for sentence, heads, labels in sentences:
+            self._label_step(sentence, heads, labels)
+
     def _label_step(self, sentence, heads, labels) -> None:
-        """Averaged multi-class perceptron step of the labeler on the gold tree."""
+        """Averaged (structured) perceptron step of the labeler on the gold tree."""
         model, table = self.model, self.label_table
         guess = model.labeler.predict(sentence, heads, table.v, model.root_label_id, table.scale)
         idx, val, _ = model.labeler.update_vector(sentence, heads, labels, guess)

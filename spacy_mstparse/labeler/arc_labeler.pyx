@@ -1,17 +1,32 @@
 """Second-stage arc labeler (McDonald, Lerman & Pereira 2006, two-stage parser).
 
 Given the unlabeled tree, each arc h -> c gets a dependency label from a
-multi-class linear model over hashed arc features: words and tags of head and
-child, their pairs, direction and binned distance, the tags around the child,
-the head's own head, and the child's dependents (how many on each side, and
-the tags of the outermost ones) — features the first stage cannot use.
+linear model over hashed arc features: words and tags of head and child,
+their pairs, direction and binned distance, the tags around the child, the
+head's own head, and the child's dependents (how many on each side, and the
+tags of the outermost ones) — features the first stage cannot use.
+
+Labeler versions (saved with the model; old models keep version 1):
+
+- 1: one multi-class decision per arc (averaged multi-class perceptron).
+- 2: McDonald et al. (2006)'s labeler: the labels of the dependents of one
+  head, taken left to right, form a first-order Markov chain (transition
+  features: previous label, the sides of the head the two dependents are
+  on, head tag, child tag), decoded exactly per head by Viterbi and trained
+  as a structured perceptron; extra arc features that see the head's other
+  dependents (the adjacent siblings' tags, the child's rank among the
+  head's dependents on its side) and the tags around the head; and labels
+  restricted to those seen in training for the arc's (head tag, child tag,
+  direction), all labels when that triple was never seen.
 
 Weights live in a flat table of ``n_rows * n_labels`` floats: a feature hashes
 to a row and reads the ``n_labels`` weights of that row, so scoring one arc
-touches one contiguous row per feature. The word at the root position always
-takes the root label, and no other word can.
+touches one contiguous row per feature. A transition feature is a row keyed
+by the previous label, read at the current label. The word at the root
+position always takes the root label, and no other word can.
 """
-from libc.stdint cimport int32_t, uint64_t
+from libc.math cimport INFINITY
+from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 import numpy
@@ -19,8 +34,26 @@ import numpy
 from ..features.hashing cimport mix, mix3
 from ..features.sentence cimport Sentence
 
-DEF MAX_FEATS = 64
+DEF MAX_FEATS = 96
+DEF V1_MAX_FEATS = 64
+DEF N_TRANS = 3
 
+# What each labeler version uses (bits), and the version new models get.
+cdef enum Flag:
+    F_CONTEXT = 1    # sibling / head-context arc features
+    F_CHAIN = 2      # Markov chain over the labels of a head's dependents (Viterbi)
+    F_RESTRICT = 4   # labels seen for (head tag, child tag, direction)
+    F_DEP_WORDS = 8  # words of the child's outermost dependents, head word + rank
+    F_DEP_BAGS = 16  # words of all the child's dependents and of its siblings
+
+CONTEXT, CHAIN, RESTRICT, DEP_WORDS, DEP_BAGS = (
+    F_CONTEXT, F_CHAIN, F_RESTRICT, F_DEP_WORDS, F_DEP_BAGS)
+DEF MAX_BAG = 6
+VERSION_FLAGS = {1: 0, 2: F_CONTEXT | F_CHAIN | F_RESTRICT | F_DEP_WORDS | F_DEP_BAGS}
+LATEST_VERSION = 2
+
+# Hash ids: a template of tag column t hashes with 32 t + its value (all
+# values < 32); ``arc_rows``' kinds use 64 t + value.
 cdef enum LabelTemplate:
     L_BIAS = 1
     L_HW
@@ -43,6 +76,35 @@ cdef enum LabelTemplate:
     L_RIGHTMOST
     L_CX
     L_MORPH
+    # version 2 (CONTEXT)
+    L_SIB_IN
+    L_SIB_OUT
+    L_RANK
+    L_HCTX
+    L_SIB_IN_CW
+    # (DEP_WORDS)
+    L_LDEP_W
+    L_RDEP_W
+    L_HWCP_DR
+    # (DEP_BAGS)
+    L_DEP_BAG
+    L_SIB_BAG
+
+cdef enum TransitionTemplate:
+    T_PREV = 101
+    T_PREV_HP
+    T_PREV_CP
+
+# Side codes of a transition: 3 * side of the previous dependent (0 left of
+# the head, 1 right, 2 none: the first dependent) + side of this one.
+cdef inline int side_code(int prev, int c, int h) noexcept nogil:
+    return 3 * (2 if prev < 0 else (1 if prev > h else 0)) + (1 if c > h else 0)
+
+
+# The template of each tag feature of ``arc_rows``, in emission order.
+cdef int TAG_KINDS[13]
+TAG_KINDS[:] = [L_HP, L_CP, L_HWCP, L_HPCW, L_HPCP, L_HPCP_DD, L_CP_DIR, L_CTX_L, L_CTX_R,
+                L_GP, L_VAL, L_LEFTMOST, L_RIGHTMOST]
 
 
 cdef inline int bin3(int k) noexcept nogil:
@@ -59,71 +121,167 @@ LABEL_TEMPLATE_NAMES = {
     L_CTX_R: "c-pos+c-pos+1+h-pos", L_GP: "g-pos+h-pos+c-pos",
     L_VAL: "c-pos+n-left+n-right", L_LEFTMOST: "c-pos+leftmost-dep-pos",
     L_RIGHTMOST: "c-pos+rightmost-dep-pos", L_CX: "c-prefix", L_MORPH: "c-morph",
+    L_SIB_IN: "c-pos+inner-sib-pos+h-pos", L_SIB_OUT: "c-pos+outer-sib-pos+h-pos",
+    L_RANK: "h-pos+c-pos+dir+rank", L_HCTX: "h-pos-1+h-pos+h-pos+1+c-pos",
+    L_SIB_IN_CW: "c-word+inner-sib-pos", L_LDEP_W: "c-pos+leftmost-dep-word",
+    L_RDEP_W: "c-pos+rightmost-dep-word", L_HWCP_DR: "h-word+c-pos+dir+rank",
+    L_DEP_BAG: "c-pos+dep-word", L_SIB_BAG: "c-pos+dir+sib-word",
+}
+TRANSITION_TEMPLATE_NAMES = {
+    T_PREV: "prev-label+sides", T_PREV_HP: "prev-label+sides+h-pos",
+    T_PREV_CP: "prev-label+sides+c-pos",
 }
 
-
-cdef void _template_keys(const uint64_t* out, int k, int n_tagsets, bint use_morph,
-                         bint is_long, int32_t* kinds) noexcept nogil:
-    """The template key of each feature ``arc_rows`` emitted, in its order."""
-    cdef int j = 0, t, x
-    cdef int head[6]
-    head[0] = L_BIAS; head[1] = L_HW; head[2] = L_CW; head[3] = L_HWCW
-    head[4] = L_CW_DIR; head[5] = L_DD
-    for x in range(6):
-        kinds[j] = head[x]; j += 1
-    if is_long:
-        kinds[j] = L_CX; j += 1
-    for t in range(n_tagsets):
-        for x in range(L_HP, L_RIGHTMOST + 1):
-            if x in (L_HW, L_CW, L_HWCW, L_CW_DIR, L_DD):
-                continue
-            kinds[j] = 32 * t + x; j += 1
-    while j < k:
-        kinds[j] = L_MORPH; j += 1
+# Per-word tree context arrays (rows of ``_context``'s int32 (N_CTX, n+1) array).
+DEF C_NLEFT = 0
+DEF C_NRIGHT = 1
+DEF C_LEFTMOST = 2
+DEF C_RIGHTMOST = 3
+DEF C_INNER = 4      # adjacent dependent of the same head, on the head's side
+DEF C_OUTER = 5      # adjacent dependent of the same head, away from the head
+DEF C_RANK = 6       # 1 = nearest the head on its side
+DEF C_PREV = 7       # previous dependent of the same head, left to right
+DEF C_LAST = 8       # last (rightmost) dependent of this word
+DEF N_CTX = 9
 
 
 cdef class ArcLabeler:
-    """Hashed multi-class arc label model.
+    """Hashed arc label model.
 
     n_rows (int): rows in the weight table (a power of two).
     n_labels (int): number of labels.
     use_morph (bool): add the child's morphological features.
+    version (int): labeler version (``VERSION_FLAGS``); ``flags`` overrides
+        what it uses (ablations).
     """
     cdef readonly uint64_t n_rows
     cdef readonly int n_labels
     cdef readonly bint use_morph
+    cdef readonly int version
+    cdef readonly int flags
     cdef uint64_t mask
+    cdef object _keys          # uint64 sorted (head tag, child tag, dir) keys
+    cdef object _allowed       # uint8 (n_keys, n_labels)
+    cdef const uint64_t[::1] keys_view
+    cdef const uint8_t[:, ::1] allowed_view
+    cdef Py_ssize_t n_keys
 
-    def __init__(self, uint64_t n_rows, int n_labels, bint use_morph=False):
+    def __init__(self, uint64_t n_rows, int n_labels, bint use_morph=False, int version=1,
+                 int flags=-1):
         if n_rows < 2 or (n_rows & (n_rows - 1)) != 0:
             raise ValueError(f"n_rows must be a power of two >= 2, got {n_rows}")
         if n_labels < 1:
             raise ValueError("the labeler needs at least one label")
+        if version not in VERSION_FLAGS:
+            raise ValueError(f"labeler version must be one of {sorted(VERSION_FLAGS)}, got {version}")
         self.n_rows = n_rows
         self.mask = n_rows - 1
         self.n_labels = n_labels
         self.use_morph = use_morph
+        self.version = version
+        self.flags = VERSION_FLAGS[version] if flags < 0 else flags
+        self.set_restrictions(numpy.zeros(0, dtype="uint64"),
+                              numpy.zeros((0, n_labels), dtype="uint8"))
 
     def __reduce__(self):
-        return (ArcLabeler, (self.n_rows, self.n_labels, self.use_morph))
+        return (_rebuild_labeler, (self.n_rows, self.n_labels, self.use_morph, self.version,
+                                   self.flags, self._keys, self._allowed))
 
     @property
     def n_weights(self):
         return self.n_rows * self.n_labels
 
-    cdef int arc_rows(self, Sentence s, const int32_t* heads, const int32_t* n_left,
-                      const int32_t* n_right, const int32_t* leftmost,
-                      const int32_t* rightmost, int c, uint64_t* out,
-                      int32_t* kinds=NULL) noexcept nogil:
+    @property
+    def uses_restrictions(self):
+        return bool(self.flags & F_RESTRICT)
+
+    # -- label restrictions ----------------------------------------------------------
+    def set_restrictions(self, keys, allowed):
+        """Install the allowed labels: ``keys`` (uint64, sorted, unique) of
+        (head tag, child tag, direction) triples, ``allowed`` uint8
+        (n_keys, n_labels), 1 where the label was seen for that triple."""
+        keys = numpy.ascontiguousarray(keys, dtype="uint64")
+        allowed = numpy.ascontiguousarray(allowed, dtype="uint8").reshape(-1, self.n_labels)
+        if keys.ndim != 1 or allowed.shape[0] != keys.shape[0]:
+            raise ValueError("restriction keys and rows do not match")
+        if keys.shape[0] > 1 and not bool(numpy.all(keys[1:] > keys[:-1])):
+            raise ValueError("restriction keys must be sorted and unique")
+        if keys.shape[0] == 0:  # memoryviews need one element to point at
+            self._keys, self._allowed = keys, allowed
+            self.keys_view = numpy.zeros(1, dtype="uint64")
+            self.allowed_view = numpy.zeros((1, self.n_labels), dtype="uint8")
+        else:
+            self._keys, self._allowed = keys, allowed
+            self.keys_view = keys
+            self.allowed_view = allowed
+        self.n_keys = keys.shape[0]
+
+    def restrictions(self):
+        """(keys, allowed) as ``set_restrictions`` takes them."""
+        return self._keys, self._allowed
+
+    def fit_restrictions(self, items):
+        """Collect the allowed labels from gold trees: ``items`` are
+        (Sentence, heads, label ids); labels < 0 are ignored."""
+        seen = {}
+        cdef Sentence s
+        cdef int c
+        for s, heads, labels in items:
+            for c in range(1, s.n + 1):
+                if labels[c] >= 0:
+                    key = self._restriction_key(s, heads[c], c)
+                    seen.setdefault(key, set()).add(int(labels[c]))
+        keys = numpy.array(sorted(seen), dtype="uint64")
+        allowed = numpy.zeros((keys.shape[0], self.n_labels), dtype="uint8")
+        for i, key in enumerate(keys.tolist()):
+            allowed[i, sorted(seen[key])] = 1
+        self.set_restrictions(keys, allowed)
+
+    def restriction_key(self, Sentence s, int h, int c):
+        """The key of the arc h -> c in ``set_restrictions``' table."""
+        return self._restriction_key(s, h, c)
+
+    cdef uint64_t _restriction_key(self, Sentence s, int h, int c) noexcept nogil:
+        cdef uint64_t* row = s.tag_row(0)
+        return mix3(row[h], row[c], c > h)
+
+    cdef const uint8_t* _allowed_row(self, Sentence s, int h, int c) noexcept nogil:
+        """The allowed-label row of arc h -> c, or NULL (every label)."""
+        if not (self.flags & F_RESTRICT) or self.n_keys == 0:
+            return NULL
+        cdef uint64_t key = self._restriction_key(s, h, c)
+        cdef Py_ssize_t lo = 0, hi = self.n_keys, mid
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.keys_view[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self.n_keys and self.keys_view[lo] == key:
+            return &self.allowed_view[lo, 0]
+        return NULL
+
+    # -- features ----------------------------------------------------------------------
+    cdef int arc_rows(self, Sentence s, const int32_t* heads, const int32_t* ctx, int c,
+                      uint64_t* out, int32_t* kinds=NULL) noexcept nogil:
         """Weight-row offsets of the features of arc heads[c] -> c in ``out``;
-        with ``kinds``, also each feature's template key (``tagset * 32 +
-        LabelTemplate``, from the emission order below)."""
+        with ``kinds``, also each feature's template key (``tagset * 64 +
+        LabelTemplate``). ``ctx``: the (N_CTX, n+1) tree context."""
+        cdef int n1 = s.n + 1
+        cdef const int32_t* n_left = ctx + C_NLEFT * n1
+        cdef const int32_t* n_right = ctx + C_NRIGHT * n1
+        cdef const int32_t* leftmost = ctx + C_LEFTMOST * n1
+        cdef const int32_t* rightmost = ctx + C_RIGHTMOST * n1
         cdef int h = heads[c]
-        cdef int k = 0, t, m
+        cdef int k = 0, t, m, x
+        cdef int limit = V1_MAX_FEATS if self.version == 1 else MAX_FEATS
         cdef int dd = (c - h if c > h else h - c)
         dd = dd if dd <= 5 else (6 if dd <= 10 else 7)
         dd = dd + (8 if c > h else 0)
-        cdef uint64_t hW = s.word[h], cW = s.word[c], hP, cP, gP, tid
+        cdef bint context = self.flags & F_CONTEXT
+        cdef int inner = ctx[C_INNER * n1 + c], outer = ctx[C_OUTER * n1 + c]
+        cdef int rank = ctx[C_RANK * n1 + c]
+        cdef uint64_t hW = s.word[h], cW = s.word[c], hP, cP, gP, tid, sP
         cdef uint64_t* row
         out[k] = L_BIAS; k += 1
         out[k] = mix(L_HW, hW); k += 1
@@ -131,13 +289,19 @@ cdef class ArcLabeler:
         out[k] = mix3(L_HWCW, hW, cW); k += 1
         out[k] = mix3(L_CW_DIR, cW, c > h); k += 1
         out[k] = mix(L_DD, dd); k += 1
+        if kinds is not NULL:
+            kinds[0] = L_BIAS; kinds[1] = L_HW; kinds[2] = L_CW; kinds[3] = L_HWCW
+            kinds[4] = L_CW_DIR; kinds[5] = L_DD
         if s.is_long[c]:
+            if kinds is not NULL:
+                kinds[k] = L_CX
             out[k] = mix(L_CX, s.prefix[c]); k += 1
         for t in range(s.n_tagsets):
             tid = 32 * t
             row = s.tag_row(t)
             hP = row[h]; cP = row[c]
             gP = row[heads[h]] if h > 0 else row[-1]
+            x = k
             out[k] = mix(tid + L_HP, hP); k += 1
             out[k] = mix(tid + L_CP, cP); k += 1
             out[k] = mix3(tid + L_HWCP, hW, cP); k += 1
@@ -151,35 +315,205 @@ cdef class ArcLabeler:
             out[k] = mix(mix3(tid + L_VAL, cP, bin3(n_left[c])), bin3(n_right[c])); k += 1
             out[k] = mix3(tid + L_LEFTMOST, cP, row[leftmost[c]] if leftmost[c] >= 0 else 0); k += 1
             out[k] = mix3(tid + L_RIGHTMOST, cP, row[rightmost[c]] if rightmost[c] >= 0 else 0); k += 1
+            if kinds is not NULL:
+                for m in range(x, k):
+                    kinds[m] = 64 * t + TAG_KINDS[m - x]
+            if context:
+                x = k
+                sP = row[inner] if inner >= 0 else 0
+                out[k] = mix(mix3(tid + L_SIB_IN, cP, sP), hP); k += 1
+                out[k] = mix(mix3(tid + L_SIB_OUT, cP, row[outer] if outer >= 0 else 0), hP); k += 1
+                out[k] = mix(mix3(tid + L_RANK, hP, cP), 4 * (c > h) + (rank if rank < 3 else 3)); k += 1
+                out[k] = mix(mix3(tid + L_HCTX, row[h - 1], hP), mix(row[h + 1], cP)); k += 1
+                out[k] = mix3(tid + L_SIB_IN_CW, cW, sP); k += 1
+                if kinds is not NULL:
+                    for m in range(x, k):
+                        kinds[m] = 64 * t + L_SIB_IN + m - x
+            if self.flags & F_DEP_WORDS:
+                x = k
+                out[k] = mix3(tid + L_LDEP_W, cP, s.word[leftmost[c]] if leftmost[c] >= 0 else 0); k += 1
+                out[k] = mix3(tid + L_RDEP_W, cP, s.word[rightmost[c]] if rightmost[c] >= 0 else 0); k += 1
+                out[k] = mix(mix3(tid + L_HWCP_DR, hW, cP), 4 * (c > h) + (rank if rank < 3 else 3)); k += 1
+                if kinds is not NULL:
+                    for m in range(x, k):
+                        kinds[m] = 64 * t + L_LDEP_W + m - x
+        if self.flags & F_DEP_BAGS:
+            cP = s.tag_row(0)[c]
+            x = 0
+            m = ctx[C_LAST * n1 + c]      # c's dependents, right to left
+            while m >= 0 and x < MAX_BAG:
+                if kinds is not NULL:
+                    kinds[k] = L_DEP_BAG
+                out[k] = mix3(L_DEP_BAG, cP, s.word[m]); k += 1; x += 1
+                m = ctx[C_PREV * n1 + m]
+            x = 0
+            m = ctx[C_LAST * n1 + h]      # h's other dependents, right to left
+            while m >= 0 and x < MAX_BAG:
+                if m != c:
+                    if kinds is not NULL:
+                        kinds[k] = L_SIB_BAG
+                    out[k] = mix(mix3(L_SIB_BAG, cP, s.word[m]), 2 * (c > h) + (m > h)); k += 1
+                    x += 1
+                m = ctx[C_PREV * n1 + m]
         if self.use_morph:
             for m in range(s.morph_start[c], s.morph_start[c + 1]):
-                if k >= MAX_FEATS:
+                if k >= limit:
                     break
+                if kinds is not NULL:
+                    kinds[k] = L_MORPH
                 out[k] = mix(L_MORPH, s.morph[m]); k += 1
-        if kinds is not NULL:
-            _template_keys(out, k, s.n_tagsets, self.use_morph, s.is_long[c], kinds)
         for m in range(k):
             out[m] = (out[m] & self.mask) * <uint64_t>self.n_labels
         return k
 
-    cdef int _dependents(self, Sentence s, const int32_t[:] heads, int32_t* n_left,
-                         int32_t* n_right, int32_t* leftmost, int32_t* rightmost) except -1:
-        cdef int c, h
-        for c in range(s.n + 1):
-            n_left[c] = 0; n_right[c] = 0; leftmost[c] = -1; rightmost[c] = -1
-        for c in range(1, s.n + 1):
+    cdef int transition_rows(self, Sentence s, const int32_t* heads, const int32_t* ctx,
+                             int c, int prev_label, uint64_t* out) noexcept nogil:
+        """Rows of the transition features into arc heads[c] -> c from the
+        previous dependent's label ``prev_label`` (``n_labels`` = none)."""
+        cdef int h = heads[c]
+        cdef int prev = ctx[C_PREV * (s.n + 1) + c]
+        cdef uint64_t key = mix3(T_PREV, prev_label, side_code(prev, c, h))
+        cdef uint64_t* row = s.tag_row(0)
+        out[0] = key
+        out[1] = mix(mix(T_PREV_HP, key), row[h])
+        out[2] = mix(mix(T_PREV_CP, key), row[c])
+        cdef int m
+        for m in range(N_TRANS):
+            out[m] = (out[m] & self.mask) * <uint64_t>self.n_labels
+        return N_TRANS
+
+    cdef object _context(self, Sentence s, const int32_t[:] heads):
+        """The (N_CTX, n+1) int32 tree context of ``heads`` (validated)."""
+        cdef int n1 = s.n + 1
+        arrays = numpy.full((N_CTX, n1), -1, dtype="int32")
+        arrays[[C_NLEFT, C_NRIGHT, C_RANK]] = 0
+        cdef int32_t[:, ::1] ctx = arrays
+        cdef int c, h, p
+        for c in range(1, n1):
             h = heads[c]
             if not (0 <= h <= s.n) or h == c:
                 raise ValueError(f"invalid head {h} for word {c}")
             if c < h:
-                n_left[h] += 1
-                if leftmost[h] < 0 or c < leftmost[h]:
-                    leftmost[h] = c
+                ctx[C_NLEFT, h] += 1
+                if ctx[C_LEFTMOST, h] < 0 or c < ctx[C_LEFTMOST, h]:
+                    ctx[C_LEFTMOST, h] = c
             else:
-                n_right[h] += 1
-                if c > rightmost[h]:
-                    rightmost[h] = c
-        return 0
+                ctx[C_NRIGHT, h] += 1
+                if c > ctx[C_RIGHTMOST, h]:
+                    ctx[C_RIGHTMOST, h] = c
+        seen_left = numpy.zeros(n1, dtype="int32")
+        cdef int32_t[::1] left_seen = seen_left
+        for c in range(1, n1):   # left to right: C_LAST[h] is h's previous dependent
+            h = heads[c]
+            p = ctx[C_LAST, h]
+            ctx[C_PREV, c] = p
+            ctx[C_LAST, h] = c
+            if c < h:
+                ctx[C_RANK, c] = ctx[C_NLEFT, h] - left_seen[h]
+                left_seen[h] += 1
+                if p >= 0:       # p < c < h: c is nearer the head
+                    ctx[C_INNER, p] = c
+                    ctx[C_OUTER, c] = p
+            else:
+                if p >= 0 and p > h:
+                    ctx[C_RANK, c] = ctx[C_RANK, p] + 1
+                    ctx[C_INNER, c] = p
+                    ctx[C_OUTER, p] = c
+                else:
+                    ctx[C_RANK, c] = 1
+        return arrays
+
+    # -- decoding ------------------------------------------------------------------------
+    cdef void _emissions(self, Sentence s, const int32_t* heads, const int32_t* ctx,
+                         const float* w, int root_label, double* E) noexcept nogil:
+        """E[c * L + l]: arc score of label l for every word c, -inf for the
+        labels it may not take (the root label off the root arc, labels
+        outside the arc's restriction). Row 0 unused."""
+        cdef int L = self.n_labels
+        cdef uint64_t rows[MAX_FEATS]
+        cdef int c, k, j, l, n_ok
+        cdef double* e
+        cdef const uint8_t* ok
+        for c in range(1, s.n + 1):
+            e = E + c * L
+            k = self.arc_rows(s, heads, ctx, c, rows)
+            for l in range(L):
+                e[l] = 0.0
+            for j in range(k):
+                for l in range(L):
+                    e[l] += w[rows[j] + l]
+            if heads[c] == 0 and root_label >= 0:
+                for l in range(L):
+                    if l != root_label:
+                        e[l] = -INFINITY
+                continue
+            if root_label >= 0 and L > 1:
+                e[root_label] = -INFINITY
+            ok = self._allowed_row(s, heads[c], c)
+            if ok is not NULL:
+                n_ok = 0
+                for l in range(L):
+                    if ok[l] and e[l] != -INFINITY:
+                        n_ok += 1
+                if n_ok:
+                    for l in range(L):
+                        if not ok[l]:
+                            e[l] = -INFINITY
+
+    cdef void _viterbi(self, Sentence s, const int32_t* heads, const int32_t* ctx,
+                       const float* w, const double* E, double* delta, int32_t* back,
+                       int32_t* out) noexcept nogil:
+        """Best label sequence of every head's dependents (left to right)
+        under emissions E and the transition weights, into ``out``."""
+        cdef int L = self.n_labels, n1 = s.n + 1
+        cdef uint64_t rows[N_TRANS]
+        cdef int h, c, p, l, j, pc, best
+        cdef double v, t, base
+        cdef const double* e
+        # forward, left to right: c's previous dependent of the same head
+        # (C_PREV) lies left of c, so its column is done
+        for c in range(1, n1):
+            e = E + c * L
+            pc = ctx[C_PREV * n1 + c]
+            for l in range(L):
+                delta[c * L + l] = -INFINITY
+                back[c * L + l] = -1
+            if pc < 0:
+                self.transition_rows(s, heads, ctx, c, L, rows)
+                for l in range(L):
+                    if e[l] == -INFINITY:
+                        continue
+                    t = 0.0
+                    for j in range(N_TRANS):
+                        t += w[rows[j] + l]
+                    delta[c * L + l] = e[l] + t
+            else:
+                for p in range(L):
+                    base = delta[pc * L + p]
+                    if base == -INFINITY:
+                        continue
+                    self.transition_rows(s, heads, ctx, c, p, rows)
+                    for l in range(L):
+                        if e[l] == -INFINITY:
+                            continue
+                        v = base + e[l]
+                        for j in range(N_TRANS):
+                            v += w[rows[j] + l]
+                        if v > delta[c * L + l]:
+                            delta[c * L + l] = v
+                            back[c * L + l] = p
+        for h in range(n1):   # backtrack from each head's last dependent
+            c = ctx[C_LAST * n1 + h]
+            if c < 0:
+                continue
+            best = 0
+            for l in range(1, L):
+                if delta[c * L + l] > delta[c * L + best]:
+                    best = l
+            while c >= 0:
+                out[c] = best
+                best = back[c * L + best]
+                c = ctx[C_PREV * n1 + c]
 
     def predict(self, Sentence s, const int32_t[:] heads, const float[::1] weights,
                 int root_label=-1, float scale=1.0):
@@ -191,13 +525,19 @@ cdef class ArcLabeler:
         labels = numpy.full(s.n + 1, -1, dtype="int32")
         cdef int32_t[::1] out = labels
         cdef int L = self.n_labels
-        arrays = numpy.zeros((4, s.n + 1), dtype="int32")
-        cdef int32_t[:, ::1] dep = arrays
-        self._dependents(s, heads, &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0])
-        cdef uint64_t rows[MAX_FEATS]
-        cdef double* totals = <double*>malloc(L * sizeof(double))
-        cdef int c, k, j, l, best
+        arrays = self._context(s, heads)
+        cdef int32_t[:, ::1] ctx = arrays
         cdef const float* w = &weights[0]
+        cdef uint64_t rows[MAX_FEATS]
+        cdef double* totals
+        cdef int c, k, j, l, best
+        if self.flags & (F_CHAIN | F_RESTRICT):
+            E = numpy.empty((s.n + 1, L), dtype="float64")
+            delta = numpy.empty((s.n + 1, L), dtype="float64")
+            back = numpy.empty((s.n + 1, L), dtype="int32")
+            self._label_tree(s, heads, ctx, w, root_label, E, delta, back, out)
+            return labels
+        totals = <double*>malloc(L * sizeof(double))
         if totals is NULL:
             raise MemoryError()
         with nogil:
@@ -205,7 +545,7 @@ cdef class ArcLabeler:
                 if heads[c] == 0 and root_label >= 0:
                     out[c] = root_label
                     continue
-                k = self.arc_rows(s, &heads[0], &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0], c, rows)
+                k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
                 for l in range(L):
                     totals[l] = 0.0
                 for j in range(k):
@@ -221,11 +561,60 @@ cdef class ArcLabeler:
         free(totals)
         return labels
 
-    def label_scores(self, Sentence s, const int32_t[:] heads, const float[::1] weights):
+    cdef void _label_tree(self, Sentence s, const int32_t[:] heads, int32_t[:, ::1] ctx,
+                          const float* w, int root_label, double[:, ::1] E,
+                          double[:, ::1] delta, int32_t[:, ::1] back, int32_t[::1] out):
+        cdef int c, l, best
+        with nogil:
+            self._emissions(s, &heads[0], &ctx[0, 0], w, root_label, &E[0, 0])
+            if self.flags & F_CHAIN:
+                self._viterbi(s, &heads[0], &ctx[0, 0], w, &E[0, 0], &delta[0, 0],
+                              &back[0, 0], &out[0])
+            else:
+                for c in range(1, s.n + 1):
+                    best = 0
+                    for l in range(1, self.n_labels):
+                        if E[c, l] > E[c, best]:
+                            best = l
+                    out[c] = best
+
+    def sequence_score(self, Sentence s, const int32_t[:] heads, const int32_t[:] labels,
+                       const float[::1] weights, int root_label=-1):
+        """Score of the labelling ``labels`` of the tree ``heads`` (sum of its
+        arc features' weights and, with the chain, its transitions' weights;
+        -inf if a label is not allowed): what ``predict`` maximises."""
+        if heads.shape[0] != s.n + 1 or labels.shape[0] != s.n + 1:
+            raise ValueError("heads and labels need length n+1")
+        cdef int L = self.n_labels
+        arrays = self._context(s, heads)
+        cdef int32_t[:, ::1] ctx = arrays
+        E = numpy.empty((s.n + 1, L), dtype="float64")
+        cdef double[:, ::1] e = E
+        cdef const float* w = &weights[0]
+        cdef uint64_t rows[N_TRANS]
+        cdef int c, p, j
+        self._emissions(s, &heads[0], &ctx[0, 0], w, root_label, &e[0, 0])
+        total = 0.0
+        for c in range(1, s.n + 1):
+            total += e[c, labels[c]]
+            if self.flags & F_CHAIN:
+                p = ctx[C_PREV, c]
+                self.transition_rows(s, &heads[0], &ctx[0, 0], c,
+                                     L if p < 0 else labels[p], rows)
+                for j in range(N_TRANS):
+                    total += w[rows[j] + labels[c]]
+        return total
+
+    def label_scores(self, Sentence s, const int32_t[:] heads, const float[::1] weights,
+                     int root_label=-1):
         """Score of every label for every arc of the tree ``heads``: float64
         (n+1, n_labels), row c for the arc heads[c] -> c (row 0 zeros). The
-        scores ``predict`` maximises (it skips the root label for non-root
-        words and gives root words the root label)."""
+        scores ``predict`` maximises: version 1, each arc's label scores (it
+        skips the root label for non-root words and gives root words the root
+        label); with the label chain, the scores of c's label with the other
+        labels fixed at those ``predict`` gives (the transitions from the
+        previous dependent's label and into the next one's included), and
+        -inf for labels outside the arc's restriction."""
         if heads.shape[0] != s.n + 1:
             raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
         if <uint64_t>weights.shape[0] != self.n_rows * self.n_labels:
@@ -233,64 +622,152 @@ cdef class ArcLabeler:
         cdef int L = self.n_labels
         scores = numpy.zeros((s.n + 1, L), dtype="float64")
         cdef double[:, ::1] out = scores
-        arrays = numpy.zeros((4, s.n + 1), dtype="int32")
-        cdef int32_t[:, ::1] dep = arrays
-        self._dependents(s, heads, &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0])
+        arrays = self._context(s, heads)
+        cdef int32_t[:, ::1] ctx = arrays
         cdef uint64_t rows[MAX_FEATS]
-        cdef int c, k, j, l
+        cdef int c, k, j, l, p, nxt
         cdef const float* w = &weights[0]
+        cdef const uint8_t* ok
+        if self.flags & (F_CHAIN | F_RESTRICT):
+            pred = self.predict(s, heads, weights, root_label)
+            return self._conditional_scores(s, heads, ctx, w, pred, scores)
         with nogil:
             for c in range(1, s.n + 1):
-                k = self.arc_rows(s, &heads[0], &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0], c, rows)
+                k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
                 for j in range(k):
                     for l in range(L):
                         out[c, l] += w[rows[j] + l]
+        return scores
+
+    cdef object _conditional_scores(self, Sentence s, const int32_t[:] heads,
+                                    int32_t[:, ::1] ctx, const float* w, object pred,
+                                    object scores):
+        cdef int L = self.n_labels, n1 = s.n + 1
+        cdef double[:, ::1] out = scores
+        cdef const int32_t[::1] y = pred
+        cdef uint64_t rows[MAX_FEATS]
+        cdef uint64_t trans[N_TRANS]
+        cdef int c, k, j, l, p, nxt
+        cdef const uint8_t* ok
+        # the label chain's successor of each word
+        following = numpy.full(n1, -1, dtype="int32")
+        cdef int32_t[::1] nx = following
+        for c in range(1, n1):
+            if ctx[C_PREV, c] >= 0:
+                nx[ctx[C_PREV, c]] = c
+        with nogil:
+            for c in range(1, n1):
+                k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
+                for j in range(k):
+                    for l in range(L):
+                        out[c, l] += w[rows[j] + l]
+                if self.flags & F_CHAIN:
+                    p = ctx[C_PREV, c]
+                    self.transition_rows(s, &heads[0], &ctx[0, 0], c, L if p < 0 else y[p], trans)
+                    for j in range(N_TRANS):
+                        for l in range(L):
+                            out[c, l] += w[trans[j] + l]
+                    nxt = nx[c]
+                    if nxt >= 0:
+                        for l in range(L):
+                            self.transition_rows(s, &heads[0], &ctx[0, 0], nxt, l, trans)
+                            for j in range(N_TRANS):
+                                out[c, l] += w[trans[j] + y[nxt]]
+                ok = self._allowed_row(s, heads[c], c)
+                if ok is not NULL:
+                    for l in range(L):
+                        if not ok[l]:
+                            out[c, l] = -INFINITY
         return scores
 
     def arc_feature_rows(self, Sentence s, const int32_t[:] heads, int c):
         """The features of the arc heads[c] -> c in the tree ``heads``:
         ``(offsets, names)``, offsets (uint64) of their weight rows (the
         weight of label l is ``weights[offset + l]``) and the template name
-        of each (``LABEL_TEMPLATE_NAMES``, "/tag2" for the second tag column)."""
+        of each (``LABEL_TEMPLATE_NAMES``, "/tag2" for the second tag column).
+        The label chain's transition rows are not included (they depend on
+        the neighbours' labels: ``transition_feature_rows``)."""
         if heads.shape[0] != s.n + 1:
             raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
         if not 1 <= c <= s.n:
             raise ValueError(f"no word {c} in a sentence of {s.n} words")
-        arrays = numpy.zeros((4, s.n + 1), dtype="int32")
-        cdef int32_t[:, ::1] dep = arrays
-        self._dependents(s, heads, &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0])
+        arrays = self._context(s, heads)
+        cdef int32_t[:, ::1] ctx = arrays
         cdef uint64_t rows[MAX_FEATS]
         cdef int32_t kinds[MAX_FEATS]
-        cdef int k = self.arc_rows(s, &heads[0], &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0],
-                                   c, rows, kinds)
+        cdef int k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows, kinds)
         offsets = numpy.array([rows[j] for j in range(k)], dtype="uint64")
-        names = [LABEL_TEMPLATE_NAMES[kinds[j] % 32] + ("/tag2" if kinds[j] >= 32 else "")
+        names = [LABEL_TEMPLATE_NAMES[kinds[j] % 64] + ("/tag2" if kinds[j] >= 64 else "")
                  for j in range(k)]
         return offsets, names
 
+    def transition_feature_rows(self, Sentence s, const int32_t[:] heads, int c,
+                                int prev_label):
+        """``(offsets, names)`` of the label chain's transition features into
+        arc heads[c] -> c from the previous dependent's label ``prev_label``
+        (-1: c is its head's first dependent); empty without the chain."""
+        if not self.flags & F_CHAIN:
+            return numpy.zeros(0, dtype="uint64"), []
+        arrays = self._context(s, heads)
+        cdef int32_t[:, ::1] ctx = arrays
+        cdef uint64_t rows[N_TRANS]
+        self.transition_rows(s, &heads[0], &ctx[0, 0], c,
+                             self.n_labels if prev_label < 0 else prev_label, rows)
+        return (numpy.array([rows[j] for j in range(N_TRANS)], dtype="uint64"),
+                [TRANSITION_TEMPLATE_NAMES[T_PREV + j] for j in range(N_TRANS)])
+
+    def context(self, Sentence s, const int32_t[:] heads):
+        """The tree context the features read (tests, ``explain``): dict of
+        int32 arrays over positions 0..n: n_left, n_right, leftmost,
+        rightmost, inner and outer sibling, rank, prev (previous dependent
+        of the same head, left to right), last (last dependent); -1 = none."""
+        arrays = self._context(s, heads)
+        names = ("n_left", "n_right", "leftmost", "rightmost", "inner", "outer", "rank",
+                 "prev", "last")
+        return {name: arrays[i] for i, name in enumerate(names)}
+
     def update_vector(self, Sentence s, const int32_t[:] heads, const int32_t[:] gold,
                       const int32_t[:] predicted):
-        """Sparse multi-class perceptron step: +features on the gold label and
-        -features on the predicted one, for every arc labelled wrongly.
+        """Sparse perceptron step: +features of the gold labelling, -features
+        of the predicted one, for every arc labelled wrongly (and, with the
+        label chain, every transition that differs).
 
         Returns (idx uint64 sorted unique, val float64, n_wrong)."""
-        arrays = numpy.zeros((4, s.n + 1), dtype="int32")
-        cdef int32_t[:, ::1] dep = arrays
-        self._dependents(s, heads, &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0])
+        arrays = self._context(s, heads)
+        cdef int32_t[:, ::1] ctx = arrays
         cdef uint64_t rows[MAX_FEATS]
-        cdef int c, k, j
+        cdef int c, k, j, p, gp, yp
+        cdef int L = self.n_labels
+        cdef bint chain = self.flags & F_CHAIN
         idx = []
         val = []
         n_wrong = 0
         for c in range(1, s.n + 1):
-            if gold[c] < 0 or gold[c] == predicted[c]:
+            if gold[c] < 0:
                 continue
-            n_wrong += 1
-            k = self.arc_rows(s, &heads[0], &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0], c, rows)
-            for j in range(k):
+            if gold[c] != predicted[c]:
+                n_wrong += 1
+                k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
+                for j in range(k):
+                    idx.append(rows[j] + gold[c])
+                    val.append(1.0)
+                    if predicted[c] >= 0:
+                        idx.append(rows[j] + predicted[c])
+                        val.append(-1.0)
+            if not chain:
+                continue
+            p = ctx[C_PREV, c]
+            gp = L if p < 0 or gold[p] < 0 else gold[p]
+            yp = L if p < 0 or predicted[p] < 0 else predicted[p]
+            if gp == yp and gold[c] == predicted[c]:
+                continue
+            self.transition_rows(s, &heads[0], &ctx[0, 0], c, gp, rows)
+            for j in range(N_TRANS):
                 idx.append(rows[j] + gold[c])
                 val.append(1.0)
-                if predicted[c] >= 0:
+            if predicted[c] >= 0:
+                self.transition_rows(s, &heads[0], &ctx[0, 0], c, yp, rows)
+                for j in range(N_TRANS):
                     idx.append(rows[j] + predicted[c])
                     val.append(-1.0)
         if not idx:
@@ -301,3 +778,9 @@ cdef class ArcLabeler:
         numpy.add.at(sums, inverse, numpy.asarray(val, dtype="float64"))
         keep = sums != 0
         return unique[keep], sums[keep], n_wrong
+
+
+def _rebuild_labeler(n_rows, n_labels, use_morph, version, flags, keys, allowed):
+    labeler = ArcLabeler(n_rows, n_labels, use_morph, version, flags)
+    labeler.set_restrictions(keys, allowed)
+    return labeler
