@@ -60,6 +60,7 @@ DEFAULT_CONFIG = {
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.1,
     "probabilities": False, "n_best": 1,  # runtime: components/extensions.py
+    "n_threads": 1, "quantize_weights": False,  # runtime: graph/batch.pyx, features/weights.pyx
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -73,7 +74,8 @@ DEFAULT_CONFIG = {
 def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
-                    probabilities: bool = False, n_best: int = 1):
+                    probabilities: bool = False, n_best: int = 1, n_threads: int = 1,
+                    quantize_weights: bool = False):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -85,12 +87,15 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
+    n_threads: threads that parse the sentences of a batch (same parses).
+    quantize_weights: predict with 8-bit arc weights (faster, see BENCHMARKS.md).
     """
     return MSTParser(nlp.vocab, name, decoder=decoder, order=order, learner=learner,
                      features=features, label_buckets=label_buckets,
                      max_sentence_length=max_sentence_length, n_best=n_best,
                      nonprojective_threshold=nonprojective_threshold, scorer=scorer,
-                     probabilities=probabilities)
+                     probabilities=probabilities, n_threads=n_threads,
+                     quantize_weights=quantize_weights)
 
 
 def _default(key: str):
@@ -116,18 +121,20 @@ class MSTParser(DependencyPipe):
                  order: Optional[int] = None, learner=None, features: Optional[FeatureConfig] = None,
                  label_buckets: Optional[int] = None, max_sentence_length: Optional[int] = None,
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
-                 scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None):
+                 scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
+                 n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
-                 "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities}
+                 "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
+                 "n_threads": n_threads, "quantize_weights": quantize_weights}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         if self.cfg["decoder"] not in (*DECODERS, "auto"):
             raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
                              f"got {self.cfg['decoder']!r}")
         if self.cfg["order"] not in (1, 2):
             raise ValueError(f"[{name}] order must be 1 or 2, got {self.cfg['order']!r}")
-        if self.cfg["max_sentence_length"] < 1 or self.cfg["n_best"] < 1:
-            raise ValueError(f"[{name}] max_sentence_length and n_best must be >= 1")
+        if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"]) < 1:
+            raise ValueError(f"[{name}] max_sentence_length, n_best and n_threads must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
@@ -194,7 +201,8 @@ class MSTParser(DependencyPipe):
     def _new_model(self) -> GraphModel:
         return GraphModel(self.features, order=self.order, decoder=self.decoder,
                           labels=self.cfg["labels"], root_label=self.cfg["root_label"],
-                          label_buckets=self.cfg["label_buckets"])
+                          label_buckets=self.cfg["label_buckets"],
+                          quantize_weights=self.cfg["quantize_weights"])
 
     def _encoded_gold(self, get_examples):
         return [(s, heads) for s, heads, _ in self.training_sentences(get_examples())]
@@ -255,14 +263,29 @@ class MSTParser(DependencyPipe):
         return self.graph.arc_weights, self.graph.label_weights
 
     def predict(self, docs: Iterable[Doc]):
-        """Heads and label ids for every sentence (chunk) of every doc."""
+        """Heads and label ids for every sentence (chunk) of every doc. Plain
+        parses (no probabilities, n-best lists or constraints) of the whole
+        batch go to ``GraphModel.parse_batch`` at once (``n_threads``)."""
         self.prediction_weights()
-        results = []
+        graph, cfg = self.graph, self.cfg
+        graph.quantize_weights = cfg["quantize_weights"]
+        plain = not cfg["probabilities"] and cfg["n_best"] == 1
+        results, batch, slots = [], [], []
         for doc in docs:
             chunks = self.chunk_spans(self.sentence_spans(doc))
             if chunks:
                 self.check_tags(doc)
-            results.append((chunks, extensions.analyse_doc(self, doc, chunks)))
+            if plain and chunks and not extensions.has_constraints(doc):
+                sentences = self.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
+                slots.append((len(results), len(batch), len(batch) + len(sentences)))
+                batch.extend(sentences)
+                results.append((chunks, None))
+            else:
+                results.append((chunks, extensions.analyse_doc(self, doc, chunks)))
+        if batch:
+            parses = graph.parse_batch(batch, cfg["n_threads"])
+            for i, start, end in slots:
+                results[i] = (results[i][0], parses[start:end])
         return results
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:

@@ -35,19 +35,11 @@ import numpy
 from .hashing cimport mix, mix3
 from .templates cimport *
 from .sentence cimport Sentence
+from .weights cimport Weights, prefetch_weight, weight_at, weights_view
 
 DEF N_DD = 16   # direction/distance codes 1..14 (0 unused), padded
+DEF N_UNIGRAM_READS = 17   # plain, two directions, 14 direction/distance codes
 
-
-
-cdef inline double conjoined(const float* w, uint64_t mask, bint backoff,
-                             uint64_t b, int dd) noexcept nogil:
-    """Weight of base hash ``b`` conjoined with direction/distance code ``dd``
-    (plus, with ``backoff``, conjoined with the direction alone)."""
-    cdef double total = w[mix(b, dd) & mask]
-    if backoff:
-        total += w[mix(b, direction_code(dd)) & mask]
-    return total
 
 
 cdef inline void add_between(uint64_t* between, int* n_between, int cap, uint64_t tag) noexcept nogil:
@@ -126,24 +118,41 @@ cdef class FirstOrderFeatures:
                 out[k] = mix(T_MORPH_H if as_head else T_MORPH_C, s.morph[m]); k += 1
         return k
 
-    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const float* w,
-                           uint64_t* buf, double* sums) noexcept nogil:
+    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const Weights* w,
+                           uint64_t* buf, uint64_t* ids, double* sums) noexcept nogil:
         """sums[dd] = total weight of token i's unigram features conjoined
         (and not) with each direction/distance code dd (and, under
-        ``direction_backoff``, with dd's direction: summed once per direction)."""
+        ``direction_backoff``, with dd's direction: summed once per direction).
+        ``ids`` has room for N_UNIGRAM_READS bucket ids per base hash: all
+        are computed (and prefetched) before any weight is read."""
         cdef int k = self.unigram_bases(s, i, as_head, buf)
         cdef int j, dd
+        cdef uint64_t* row
         cdef double base = 0.0, total
         cdef double left = 0.0, right = 0.0
         for j in range(k):
-            base += w[buf[j] & self.mask]
+            row = ids + j * N_UNIGRAM_READS
+            row[0] = buf[j] & self.mask
+            row[1] = mix(buf[j], direction_code(1)) & self.mask
+            row[2] = mix(buf[j], direction_code(8)) & self.mask
+            for dd in range(1, 15):
+                row[2 + dd] = mix(buf[j], dd) & self.mask
+            for dd in range(N_UNIGRAM_READS):
+                if dd == 1 and not self.direction_backoff:
+                    continue
+                if dd == 2 and not self.direction_backoff:
+                    continue
+                prefetch_weight(w, row[dd])
+        for j in range(k):
+            row = ids + j * N_UNIGRAM_READS
+            base += weight_at(w, row[0])
             if self.direction_backoff:
-                left += w[mix(buf[j], direction_code(1)) & self.mask]
-                right += w[mix(buf[j], direction_code(8)) & self.mask]
+                left += weight_at(w, row[1])
+                right += weight_at(w, row[2])
         for dd in range(1, 15):
             total = base + (right if dd > 7 else left)
             for j in range(k):
-                total += w[mix(buf[j], dd) & self.mask]
+                total += weight_at(w, ids[j * N_UNIGRAM_READS + 2 + dd])
             sums[dd] = total
 
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
@@ -202,22 +211,39 @@ cdef class FirstOrderFeatures:
         return k
 
     cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
-                          const int* n_between, uint64_t* buf, const float* w,
-                          const double* head_sum, const double* child_sum) noexcept nogil:
+                          const int* n_between, uint64_t* buf, uint64_t* ids,
+                          const Weights* w, const double* head_sum,
+                          const double* child_sum) noexcept nogil:
         """Unscaled score of h -> c: the precomputed head and child unigram sums
         for this direction/distance plus the pair templates, each plain and
-        conjoined with the direction/distance code."""
+        conjoined with the direction/distance code (and with the direction).
+        All bucket ids go to ``ids`` (3 per base hash) and are prefetched
+        before the first weight is read, so the cache misses overlap."""
         cdef int dd = dd_code(h, c)
         cdef int k = self.pair_bases(s, h, c, between, n_between, buf)
         cdef double total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
         cdef int j
-        cdef uint64_t b
+        cdef uint64_t b, mask = self.mask, dir_code = direction_code(dd)
+        cdef bint backoff = self.direction_backoff
         for j in range(k):
             b = buf[j]
-            total += w[b & self.mask] + conjoined(w, self.mask, self.direction_backoff, b, dd)
+            ids[3 * j] = b & mask
+            ids[3 * j + 1] = mix(b, dd) & mask
+            prefetch_weight(w, ids[3 * j])
+            prefetch_weight(w, ids[3 * j + 1])
+            if backoff:
+                ids[3 * j + 2] = mix(b, dir_code) & mask
+                prefetch_weight(w, ids[3 * j + 2])
+        if backoff:
+            for j in range(k):
+                total += weight_at(w, ids[3 * j]) + (
+                    <double>weight_at(w, ids[3 * j + 1]) + weight_at(w, ids[3 * j + 2]))
+        else:
+            for j in range(k):
+                total += weight_at(w, ids[3 * j]) + <double>weight_at(w, ids[3 * j + 1])
         return total
 
-    cdef int score_into(self, Sentence s, const float* w, float scale, float* out) noexcept nogil:
+    cdef int score_into(self, Sentence s, const Weights* w, float scale, float* out) noexcept nogil:
         """Fill ``out`` ((n+1) x (n+1), row-major) with arc scores; 0 where unused.
 
         Returns -1 if memory could not be allocated.
@@ -225,19 +251,20 @@ cdef class FirstOrderFeatures:
         cdef int n = s.n, N = s.n + 1
         cdef int cap = self.capacity(s)
         cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef uint64_t* ids = <uint64_t*>malloc(N_UNIGRAM_READS * cap * sizeof(uint64_t))
         cdef double* head_sum = <double*>malloc(N * N_DD * sizeof(double))
         cdef double* child_sum = <double*>malloc(N * N_DD * sizeof(double))
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
         cdef int n_between[2]
         cdef int i, h, c, t
-        if buf is NULL or head_sum is NULL or child_sum is NULL or between is NULL:
-            free(buf); free(head_sum); free(child_sum); free(between)
+        if buf is NULL or ids is NULL or head_sum is NULL or child_sum is NULL or between is NULL:
+            free(buf); free(ids); free(head_sum); free(child_sum); free(between)
             return -1
         memset(out, 0, N * N * sizeof(float))
         # Head-only and child-only templates: one sum per token and dd code.
         for i in range(N):
-            self.unigram_sums(s, i, True, w, buf, head_sum + i * N_DD)
-            self.unigram_sums(s, i, False, w, buf, child_sum + i * N_DD)
+            self.unigram_sums(s, i, True, w, buf, ids, head_sum + i * N_DD)
+            self.unigram_sums(s, i, False, w, buf, ids, child_sum + i * N_DD)
         for h in range(N):
             # children to the right of h, then to the left; the set of tags
             # in between grows by one token per step.
@@ -248,7 +275,7 @@ cdef class FirstOrderFeatures:
                     for t in range(s.n_tagsets):
                         add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c - 1])
                 out[h * N + c] = <float>(scale * self.arc_score(
-                    s, h, c, between, n_between, buf, w, head_sum, child_sum))
+                    s, h, c, between, n_between, buf, ids, w, head_sum, child_sum))
             if h == 0:
                 continue
             for t in range(s.n_tagsets):
@@ -258,20 +285,21 @@ cdef class FirstOrderFeatures:
                     for t in range(s.n_tagsets):
                         add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c + 1])
                 out[h * N + c] = <float>(scale * self.arc_score(
-                    s, h, c, between, n_between, buf, w, head_sum, child_sum))
-        free(buf); free(head_sum); free(child_sum); free(between)
+                    s, h, c, between, n_between, buf, ids, w, head_sum, child_sum))
+        free(buf); free(ids); free(head_sum); free(child_sum); free(between)
         return 0
 
-    def score(self, Sentence s, const float[::1] weights, float scale=1.0):
-        """Arc score matrix (float32, (n+1) x (n+1)) under ``scale * weights``."""
-        if <uint64_t>weights.shape[0] != self.n_buckets:
-            raise ValueError(f"weights has {weights.shape[0]} entries, expected {self.n_buckets}")
+    def score(self, Sentence s, weights, float scale=1.0):
+        """Arc score matrix (float32, (n+1) x (n+1)) under ``scale * weights``
+        (a float32 vector, or ``QuantizedWeights``)."""
+        cdef Weights w
+        weights_view(weights, self.n_buckets, &w)
         self._check(s)
         scores = numpy.zeros((s.n + 1, s.n + 1), dtype="float32")
         cdef float[:, ::1] out = scores
         cdef int status
         with nogil:
-            status = self.score_into(s, &weights[0], scale, &out[0, 0])
+            status = self.score_into(s, &w, scale, &out[0, 0])
         if status != 0:
             raise MemoryError()
         return scores

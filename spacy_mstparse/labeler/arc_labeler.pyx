@@ -82,17 +82,31 @@ cdef void _template_keys(const uint64_t* out, int k, int n_tagsets, bint use_mor
         kinds[j] = L_MORPH; j += 1
 
 
+cdef void count_dependents(int n, const int32_t* heads, int32_t* n_left, int32_t* n_right,
+                           int32_t* leftmost, int32_t* rightmost) noexcept nogil:
+    """Per word: dependents on each side and the outermost one (-1: none)."""
+    cdef int c, h
+    for c in range(n + 1):
+        n_left[c] = 0; n_right[c] = 0; leftmost[c] = -1; rightmost[c] = -1
+    for c in range(1, n + 1):
+        h = heads[c]
+        if c < h:
+            n_left[h] += 1
+            if leftmost[h] < 0 or c < leftmost[h]:
+                leftmost[h] = c
+        else:
+            n_right[h] += 1
+            if c > rightmost[h]:
+                rightmost[h] = c
+
+
 cdef class ArcLabeler:
-    """Hashed multi-class arc label model.
+    """Hashed multi-class arc label model (attributes: arc_labeler.pxd).
 
     n_rows (int): rows in the weight table (a power of two).
     n_labels (int): number of labels.
     use_morph (bool): add the child's morphological features.
     """
-    cdef readonly uint64_t n_rows
-    cdef readonly int n_labels
-    cdef readonly bint use_morph
-    cdef uint64_t mask
 
     def __init__(self, uint64_t n_rows, int n_labels, bint use_morph=False):
         if n_rows < 2 or (n_rows & (n_rows - 1)) != 0:
@@ -165,60 +179,68 @@ cdef class ArcLabeler:
     cdef int _dependents(self, Sentence s, const int32_t[:] heads, int32_t* n_left,
                          int32_t* n_right, int32_t* leftmost, int32_t* rightmost) except -1:
         cdef int c, h
-        for c in range(s.n + 1):
-            n_left[c] = 0; n_right[c] = 0; leftmost[c] = -1; rightmost[c] = -1
         for c in range(1, s.n + 1):
             h = heads[c]
             if not (0 <= h <= s.n) or h == c:
                 raise ValueError(f"invalid head {h} for word {c}")
-            if c < h:
-                n_left[h] += 1
-                if leftmost[h] < 0 or c < leftmost[h]:
-                    leftmost[h] = c
-            else:
-                n_right[h] += 1
-                if c > rightmost[h]:
-                    rightmost[h] = c
+        count_dependents(s.n, &heads[0], n_left, n_right, leftmost, rightmost)
+        return 0
+
+    cdef int predict_into(self, Sentence s, const int32_t* heads, const float* w,
+                          int root_label, int32_t* out) noexcept nogil:
+        """Label ids of the tree ``heads`` (a valid tree) into out[1..n]
+        (out[0] = -1). Returns -1 if memory could not be allocated."""
+        cdef int N = s.n + 1, L = self.n_labels
+        cdef int32_t* dep = <int32_t*>malloc(4 * N * sizeof(int32_t))
+        cdef double* totals = <double*>malloc(L * sizeof(double))
+        cdef uint64_t rows[MAX_FEATS]
+        cdef int c, k, j, l, best
+        if dep is NULL or totals is NULL:
+            free(dep); free(totals)
+            return -1
+        count_dependents(s.n, heads, dep, dep + N, dep + 2 * N, dep + 3 * N)
+        out[0] = -1
+        for c in range(1, N):
+            if heads[c] == 0 and root_label >= 0:
+                out[c] = root_label
+                continue
+            k = self.arc_rows(s, heads, dep, dep + N, dep + 2 * N, dep + 3 * N, c, rows)
+            for l in range(L):
+                totals[l] = 0.0
+            for j in range(k):
+                for l in range(L):
+                    totals[l] += w[rows[j] + l]
+            best = -1
+            for l in range(L):
+                if l == root_label:
+                    continue
+                if best < 0 or totals[l] > totals[best]:
+                    best = l
+            out[c] = best if best >= 0 else 0
+        free(dep); free(totals)
         return 0
 
     def predict(self, Sentence s, const int32_t[:] heads, const float[::1] weights,
                 int root_label=-1, float scale=1.0):
-        """Label ids (int32, length n+1, entry 0 = -1) for the tree ``heads``."""
+        """Label ids (int32, length n+1, entry 0 = -1) for the tree ``heads``.
+        (The argmax does not depend on a positive ``scale``.)"""
         if heads.shape[0] != s.n + 1:
             raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
         if <uint64_t>weights.shape[0] != self.n_rows * self.n_labels:
             raise ValueError("weights do not match the labeler's table size")
+        cdef int c, h, status
+        for c in range(1, s.n + 1):
+            h = heads[c]
+            if not (0 <= h <= s.n) or h == c:
+                raise ValueError(f"invalid head {h} for word {c}")
+        tree = numpy.ascontiguousarray(heads, dtype="int32")
+        cdef const int32_t[::1] tv = tree
         labels = numpy.full(s.n + 1, -1, dtype="int32")
         cdef int32_t[::1] out = labels
-        cdef int L = self.n_labels
-        arrays = numpy.zeros((4, s.n + 1), dtype="int32")
-        cdef int32_t[:, ::1] dep = arrays
-        self._dependents(s, heads, &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0])
-        cdef uint64_t rows[MAX_FEATS]
-        cdef double* totals = <double*>malloc(L * sizeof(double))
-        cdef int c, k, j, l, best
-        cdef const float* w = &weights[0]
-        if totals is NULL:
-            raise MemoryError()
         with nogil:
-            for c in range(1, s.n + 1):
-                if heads[c] == 0 and root_label >= 0:
-                    out[c] = root_label
-                    continue
-                k = self.arc_rows(s, &heads[0], &dep[0, 0], &dep[1, 0], &dep[2, 0], &dep[3, 0], c, rows)
-                for l in range(L):
-                    totals[l] = 0.0
-                for j in range(k):
-                    for l in range(L):
-                        totals[l] += w[rows[j] + l]
-                best = -1
-                for l in range(L):
-                    if l == root_label:
-                        continue
-                    if best < 0 or totals[l] > totals[best]:
-                        best = l
-                out[c] = best if best >= 0 else 0
-        free(totals)
+            status = self.predict_into(s, &tv[0], &weights[0], root_label, &out[0])
+        if status != 0:
+            raise MemoryError()
         return labels
 
     def label_scores(self, Sentence s, const int32_t[:] heads, const float[::1] weights):
