@@ -59,8 +59,8 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.1,
-    "probabilities": False, "n_best": 1,  # runtime: components/extensions.py
-    "n_threads": 1, "quantize_weights": False,  # runtime: graph/batch.pyx, features/weights.pyx
+    # runtime settings (components/extensions.py, graph/batch.pyx, features/weights.pyx):
+    "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -87,15 +87,12 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
-    n_threads: threads that parse the sentences of a batch (same parses).
-    quantize_weights: predict with 8-bit arc weights (faster, see BENCHMARKS.md).
     """
     return MSTParser(nlp.vocab, name, decoder=decoder, order=order, learner=learner,
                      features=features, label_buckets=label_buckets,
                      max_sentence_length=max_sentence_length, n_best=n_best,
                      nonprojective_threshold=nonprojective_threshold, scorer=scorer,
-                     probabilities=probabilities, n_threads=n_threads,
-                     quantize_weights=quantize_weights)
+                     probabilities=probabilities, n_threads=n_threads, quantize_weights=quantize_weights)
 
 
 def _default(key: str):
@@ -201,8 +198,7 @@ class MSTParser(DependencyPipe):
     def _new_model(self) -> GraphModel:
         return GraphModel(self.features, order=self.order, decoder=self.decoder,
                           labels=self.cfg["labels"], root_label=self.cfg["root_label"],
-                          label_buckets=self.cfg["label_buckets"],
-                          quantize_weights=self.cfg["quantize_weights"])
+                          label_buckets=self.cfg["label_buckets"])
 
     def _encoded_gold(self, get_examples):
         return [(s, heads) for s, heads, _ in self.training_sentences(get_examples())]
@@ -260,33 +256,14 @@ class MSTParser(DependencyPipe):
         if self.trainer is not None and not self._fresh:
             self.trainer.install_weights()
             self._fresh = True
+        self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime setting
         return self.graph.arc_weights, self.graph.label_weights
 
     def predict(self, docs: Iterable[Doc]):
-        """Heads and label ids for every sentence (chunk) of every doc. Plain
-        parses (no probabilities, n-best lists or constraints) of the whole
-        batch go to ``GraphModel.parse_batch`` at once (``n_threads``)."""
+        """Heads and label ids for every sentence (chunk) of every doc."""
         self.prediction_weights()
-        graph, cfg = self.graph, self.cfg
-        graph.quantize_weights = cfg["quantize_weights"]
-        plain = not cfg["probabilities"] and cfg["n_best"] == 1
-        results, batch, slots = [], [], []
-        for doc in docs:
-            chunks = self.chunk_spans(self.sentence_spans(doc))
-            if chunks:
-                self.check_tags(doc)
-            if plain and chunks and not extensions.has_constraints(doc):
-                sentences = self.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
-                slots.append((len(results), len(batch), len(batch) + len(sentences)))
-                batch.extend(sentences)
-                results.append((chunks, None))
-            else:
-                results.append((chunks, extensions.analyse_doc(self, doc, chunks)))
-        if batch:
-            parses = graph.parse_batch(batch, cfg["n_threads"])
-            for i, start, end in slots:
-                results[i] = (results[i][0], parses[start:end])
-        return results
+        chunked = [(doc, self.chunk_spans(self.sentence_spans(doc))) for doc in docs]
+        return list(zip([chunks for _, chunks in chunked], extensions.analyse_docs(self, chunked)))
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         labels = self.cfg["labels"]
