@@ -15,4 +15,4 @@ cdef class SiblingFeatures:
                          const Weights* w) noexcept nogil
     # Fill out ((n+1)^3, zeroed by the caller) with sibling scores; -1: no memory.
     cdef int score_into(self, Sentence s, const Weights* w, float scale,
-                        float* out) noexcept nogil
+                        float* out, const float* arc=*) noexcept nogil

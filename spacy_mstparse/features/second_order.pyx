@@ -21,6 +21,7 @@ equal to h or strictly between h and c are used; the rest stay 0). The
 templates without h do not depend on h when s != h, so their sums are
 computed once per ordered pair (s, c) and only the POS triple costs O(n^3).
 """
+from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport int32_t, uint64_t
 
@@ -103,9 +104,12 @@ cdef class SiblingFeatures:  # attributes: second_order.pxd
                 weight_at(w, mix(bases[j], d2) & self.mask)
         return total
 
-    cdef int score_into(self, Sentence s, const Weights* w, float scale, float* out) noexcept nogil:
+    cdef int score_into(self, Sentence s, const Weights* w, float scale, float* out,
+                        const float* arc=NULL) noexcept nogil:
         """Fill ``out`` ((n+1)^3, zeroed by the caller) with sibling scores.
-        Returns -1 if memory could not be allocated."""
+        ``arc`` (optional, the (n+1)^2 arc scores): factors (h, s, c) of an
+        arc h -> c scored -inf (pruned or forbidden) are skipped (left 0: no
+        tree uses them). Returns -1 if memory could not be allocated."""
         cdef int N = s.n + 1
         cdef int h, sib, c, t, k, lo, hi, j, per = 2 * s.n_tagsets
         cdef uint64_t bases[MAX_PAIR_BASES]
@@ -129,7 +133,7 @@ cdef class SiblingFeatures:  # attributes: second_order.pxd
                 pair[sib * N + c] = self.conj_sum(bases, k, _dir(sib, c), _dir_dist(sib, c), w)
         for h in range(N):
             for c in range(1, N):
-                if c == h:
+                if c == h or (arc != NULL and arc[h * N + c] == -INFINITY):
                     continue
                 d1 = _dir(h, c)
                 # first dependent on this side: start marker, distance h..c
@@ -159,18 +163,26 @@ cdef class SiblingFeatures:  # attributes: second_order.pxd
         free(pair); free(ids)
         return 0
 
-    def score(self, Sentence s, weights, float scale=1.0):
+    def score(self, Sentence s, weights, float scale=1.0, arc=None):
         """Sibling scores (float32, (n+1)^3) under ``scale * weights`` (a
-        float32 vector, or ``QuantizedWeights``)."""
+        float32 vector, or ``QuantizedWeights``); with the arc scores
+        ``arc``, the factors of -inf arcs are left 0."""
         cdef Weights w
         weights_view(weights, self.n_buckets, &w)
         self._check(s)
         N = s.n + 1
         scores = numpy.zeros((N, N, N), dtype="float32")
         cdef float[:, :, ::1] out = scores
+        cdef const float[:, ::1] arc_view
+        cdef const float* arc_ptr = NULL
+        if arc is not None:
+            arc_view = numpy.ascontiguousarray(arc, dtype="float32")
+            if arc_view.shape[0] != N or arc_view.shape[1] != N:
+                raise ValueError(f"arc must have shape {(N, N)}")
+            arc_ptr = &arc_view[0, 0]
         cdef int status
         with nogil:
-            status = self.score_into(s, &w, scale, &out[0, 0, 0])
+            status = self.score_into(s, &w, scale, &out[0, 0, 0], arc_ptr)
         if status != 0:
             raise MemoryError()
         return scores

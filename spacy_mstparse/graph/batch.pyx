@@ -40,7 +40,7 @@ cdef enum Status:
 
 cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s,
                    const Weights* w, bint projective, ArcLabeler labeler,
-                   const float* label_w, int root_label, int* heads,
+                   const float* label_w, int root_label, int keep, int* heads,
                    int32_t* labels) noexcept nogil:
     """Heads and label ids of one sentence into ``heads`` / ``labels``."""
     cdef int n = s.n, N = s.n + 1, k, rc = PARSED, c
@@ -56,8 +56,8 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s
             free(arc)
             return NO_MEMORY
         memset(sib, 0, NN * N * sizeof(float))
-    if first.score_into(s, w, 1.0, arc) != 0 or (
-            sib is not NULL and sibling.score_into(s, w, 1.0, sib) != 0):
+    if first.score_into(s, w, 1.0, arc, keep) != 0 or (
+            sib is not NULL and sibling.score_into(s, w, 1.0, sib, arc) != 0):
         rc = NO_MEMORY
     elif n == 0:
         heads[0] = -1
@@ -85,16 +85,17 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s
 
 def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures sibling,
                     bint projective, arc_weights, ArcLabeler labeler, label_weights,
-                    int root_label=-1, int n_threads=1):
+                    int root_label=-1, int n_threads=1, int keep=0):
     """``[(heads, label ids)]`` (int32 arrays, entry 0 = -1) of every sentence.
 
     first / sibling: the feature extractors (``sibling`` None for order 1);
     projective: Eisner (True) or Chu-Liu-Edmonds / the hill-climb (False);
     arc_weights: float32 vector or ``QuantizedWeights``; labeler (or None)
-    and its float32 ``label_weights``; n_threads: OpenMP threads (>= 1).
+    and its float32 ``label_weights``; n_threads: OpenMP threads (>= 1);
+    keep: arc pruning, the ``keep`` best heads per word (0 = none).
     """
-    if n_threads < 1:
-        raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    if n_threads < 1 or keep < 0:
+        raise ValueError(f"n_threads must be >= 1 and keep >= 0, got {n_threads}, {keep}")
     cdef Weights w
     weights_view(arc_weights, first.n_buckets, &w)
     cdef const float[::1] lw
@@ -130,7 +131,7 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
         labels[i] = &lv[0]
     for i in prange(m, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
         status[i] = parse_one(first, sibling, <Sentence>sent[i], &w, projective, labeler,
-                              label_ptr, root_label, heads[i], labels[i])
+                              label_ptr, root_label, keep, heads[i], labels[i])
     worst = PARSED
     for i in range(m):
         if status[i] != PARSED:

@@ -38,8 +38,11 @@ class GraphModel:
     decoder: a name of ``DECODERS``.
     labels: the label inventory; ``root_label`` the label of the root word.
     label_buckets: rows of the labeler's hashed table.
-    quantize_weights: predict with 8-bit arc weights (a runtime setting, not
-        part of ``settings()``: the float weights define the model).
+    quantize_weights: predict with 8-bit arc weights.
+    keep_heads: arc pruning in prediction: only the ``keep_heads`` best heads
+        of every word under the first-pass scores are fully scored
+        (``decoders.pruning``; 0 = all). Both are runtime settings, not part
+        of ``settings()``: the float weights define the model.
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class GraphModel:
         root_label: Optional[str] = None,
         label_buckets: int = 2**17,
         quantize_weights: bool = False,
+        keep_heads: int = 0,
     ):
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {sorted(DECODERS)}, got {decoder!r}")
@@ -73,6 +77,7 @@ class GraphModel:
         self.arc_weights: Optional[numpy.ndarray] = None
         self.label_weights: Optional[numpy.ndarray] = None
         self.quantize_weights = bool(quantize_weights)
+        self.keep_heads = int(keep_heads)
         self._quantized = None
 
     # -- sizes and labels ------------------------------------------------------
@@ -116,10 +121,12 @@ class GraphModel:
     def scores(self, sentence, weights: Optional[numpy.ndarray] = None, scale: float = 1.0):
         """Arc score matrix and, for order 2, the sibling score array of one
         sentence under ``weights`` (default: the prediction weights,
-        ``prediction_arc_weights``)."""
+        ``prediction_arc_weights``, pruned to ``keep_heads`` heads per word)."""
+        keep = self.keep_heads if weights is None else 0
         w = self.prediction_arc_weights if weights is None else weights
-        arc = self.first_order.score(sentence, w, scale)
-        sib = self.sibling.score(sentence, w, scale) if self.order == 2 else None
+        arc = self.first_order.score(sentence, w, scale, keep)
+        sib = self.sibling.score(sentence, w, scale, arc if keep else None) \
+            if self.order == 2 else None
         return arc, sib
 
     def decode(self, arc, sib=None, k: int = 1) -> List[numpy.ndarray]:
@@ -153,7 +160,7 @@ class GraphModel:
         return parse_sentences(list(sentences), self.first_order, self.sibling,
                                DECODERS[self.decoder].projective, self.prediction_arc_weights,
                                self.labeler, self.label_weights, self.root_label_id,
-                               n_threads)
+                               n_threads, self.keep_heads)
 
     # -- plain data ----------------------------------------------------------------
     def settings(self) -> Dict[str, object]:
