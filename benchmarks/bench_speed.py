@@ -28,6 +28,7 @@ What it does, in one process:
 
 Systems: ``o1``/``o2`` = first/second order; ``-q8`` = 8-bit quantized
 prediction weights (``quantize_weights``); ``-tN`` = ``n_threads = N``;
+``-pK`` = arc pruning to the K best heads per word (``GraphModel.keep_heads``);
 ``o1-python`` = the per-sentence Python prediction path (``analyse``)
 that ``pipe`` used before the batch parser.
 
@@ -51,7 +52,7 @@ from benchmarks import common
 from benchmarks.common import DATA, PA_I
 
 
-def spacy_parser(examples, epochs):
+def spacy_parser(examples, epochs, vocab):
     """spaCy's parser, efficiency config, tok2vec embedding POS and TAG."""
     import spacy
     from spacy.cli.init_config import init_config
@@ -60,7 +61,7 @@ def spacy_parser(examples, epochs):
     embed = config["components"]["tok2vec"]["model"]["embed"]
     embed["attrs"] = list(embed["attrs"]) + ["POS", "TAG"]
     embed["rows"] = list(embed["rows"]) + [100, 500]
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    nlp = spacy.util.load_model_from_config(config, vocab=vocab, auto_fill=True)
     optimizer = nlp.initialize(lambda: examples)
     start = time.perf_counter()
     for _ in range(epochs):
@@ -134,10 +135,14 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=5, help="interleaved timing rounds")
     p.add_argument("--threads", type=int, default=2, help="n_threads of the -tN systems")
     p.add_argument("--no-o2", action="store_true", help="skip the second-order parser")
+    p.add_argument("--o2-epochs", type=int, default=1, help="second-order training epochs")
+    p.add_argument("--prune", default="6,10",
+                   help="arc pruning (GraphModel.keep_heads) values to time: -pK systems")
     p.add_argument("--output", type=Path, default=common.RESULTS / "speed.json")
     p.add_argument("--data-dir", type=Path, default=DATA,
                    help="where en_ewt-ud-{train,dev}.conllu are (default ../shared/data/ud)")
     args = p.parse_args(argv)
+    args.prune = [int(k) for k in args.prune.split(",") if k]
 
     import spacy
 
@@ -170,11 +175,13 @@ def main(argv=None) -> int:
             times.append(seconds - sum(times))
             common.log(f"{name}: epoch {epoch} in {times[-1]:.0f}s")
 
-        common.train_epochs(parser, examples, args.epochs, 16, common.numpy_orders(0), on_epoch)
+        epochs = args.epochs if name == "o1" else args.o2_epochs
+        common.train_epochs(parser, examples, epochs, 16, common.numpy_orders(0), on_epoch)
         parsers[name] = parser
     result["train_seconds_per_epoch"] = epoch_seconds
     result["train_config"] = {"o1": "component defaults (5-best MIRA, Eisner)",
                               "o2": "order 2, PA-I C=0.05, Eisner", "epochs": args.epochs,
+                              "o2_epochs": args.o2_epochs,
                               "sentences": len(examples), "batch_size": 16}
     svm_nlp = spacy.blank("en", vocab=nlp.vocab)
     svm = svm_nlp.add_pipe("arcstandard_svm")
@@ -183,17 +190,18 @@ def main(argv=None) -> int:
         for batch in spacy.util.minibatch(peer_examples, 16):
             svm.update(batch)
     common.log("arcstandard_svm trained")
-    sp_nlp, sp_seconds = spacy_parser(peer_examples, args.spacy_epochs)
+    sp_nlp, sp_seconds = spacy_parser(peer_examples, args.spacy_epochs, nlp.vocab)
     common.log(f"spaCy parser trained in {sp_seconds:.0f}s")
     sp_tok2vec, sp_parser = sp_nlp.get_pipe("tok2vec"), sp_nlp.get_pipe("parser")
 
     # -- the systems -------------------------------------------------------------------
-    def mst(name, quantized, threads):
+    def mst(name, quantized, threads, keep=0):
         parser = parsers[name]
 
         def run(docs):
             parser.cfg["quantize_weights"] = quantized
             parser.cfg["n_threads"] = threads
+            parser.graph.keep_heads = keep
             return list(parser.pipe(docs, batch_size=128))
         return run
 
@@ -206,6 +214,8 @@ def main(argv=None) -> int:
             for threads in (1, args.threads):
                 systems[f"{name}{'-q8' if quantized else ''}-t{threads}"] = \
                     mst(name, quantized, threads)
+        for keep in args.prune:
+            systems[f"{name}-q8-t1-p{keep}"] = mst(name, True, 1, keep)
     # spaCy's parser reads the tensor its tok2vec wrote: time tok2vec, then
     # the parser on the tok2vec's output, as separate entries
     def timed(name, docs):

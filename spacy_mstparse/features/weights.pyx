@@ -16,7 +16,7 @@ from libc.stdint cimport uint8_t, uint64_t
 import numpy
 
 N_CODES = 256
-LLOYD_ITERATIONS = 50
+LLOYD_ITERATIONS = 300
 N_BINS = 2**16
 
 
