@@ -266,26 +266,24 @@ class MSTParser(DependencyPipe):
         return list(zip([chunks for _, chunks in chunked], extensions.analyse_docs(self, chunked)))
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        labels = self.cfg["labels"]
+        strings = self.vocab.strings  # label string ids; label -1 (none) -> "" (0)
+        label_ids = numpy.array([strings.add(x) for x in self.cfg["labels"]] + [0], dtype="uint64")
         for doc, (chunks, parses) in zip(docs, predictions):
             if not chunks:
                 continue
-            heads = numpy.arange(len(doc), dtype="int64")
-            deps = [""] * len(doc)
+            array = numpy.zeros((len(doc), 2), dtype="uint64")  # head - token i, dep
             sentence_root = None
             for (start, end, continued), (sent_heads, sent_labels) in zip(chunks, parses):
-                for c in range(1, end - start + 1):
-                    i = start + c - 1
-                    h = int(sent_heads[c])
-                    heads[i] = i if h == 0 else start + h - 1
-                    deps[i] = labels[sent_labels[c]] if sent_labels[c] >= 0 else ""
-                    if h == 0 and continued and sentence_root is not None:
-                        heads[i], deps[i] = sentence_root, JOINED_CHUNK_LABEL
-                    elif h == 0:
-                        sentence_root = i
-            array = numpy.zeros((len(doc), 2), dtype="uint64")
-            array[:, 0] = (heads - numpy.arange(len(doc))).astype("uint64")
-            array[:, 1] = [self.vocab.strings.add(d) for d in deps]
+                heads = sent_heads[1:].astype("int64")
+                offsets = numpy.where(heads == 0, 0, heads - numpy.arange(1, end - start + 1))
+                array[start:end, 0] = offsets.astype("uint64")
+                array[start:end, 1] = label_ids[sent_labels[1:]]
+                root = start + int(numpy.argmin(heads))
+                if continued and sentence_root is not None:  # join to the first chunk's root
+                    array[root] = (numpy.int64(sentence_root - root).astype("uint64"),
+                                   strings.add(JOINED_CHUNK_LABEL))
+                else:
+                    sentence_root = root
             doc.from_array(["HEAD", "DEP"], array)
             extensions.annotate(self, doc, chunks, parses)
 

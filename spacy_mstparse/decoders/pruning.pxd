@@ -8,3 +8,7 @@
 #         for word 1), so the chain 0 -> 1 -> ... -> n, a projective
 #         single-root tree, survives any pruning. k >= n keeps every arc.
 cdef void keep_best_heads(const float* scores, int n, int k, unsigned char* keep) noexcept nogil
+
+# Set every arc that keep_best_heads(scores, n, k) drops to -inf, in place.
+# Returns -1 if memory could not be allocated.
+cdef int prune_arcs(float* scores, int n, int k) noexcept nogil

@@ -12,6 +12,7 @@ score -inf, which every decoder treats as a forbidden arc. What pruning
 costs is measured as the oracle loss: the share of gold arcs pruned away.
 """
 from libc.math cimport INFINITY
+from libc.stdlib cimport free, malloc
 
 import numpy
 
@@ -51,6 +52,20 @@ cdef void keep_best_heads(const float* scores, int n, int k, unsigned char* keep
             if h != c and scores[h * N + c] >= threshold:
                 keep[h * N + c] = 1
         keep[(c - 1) * N + c] = 1
+
+
+cdef int prune_arcs(float* scores, int n, int k) noexcept nogil:
+    cdef int N = n + 1, h, c
+    cdef unsigned char* keep = <unsigned char*>malloc(N * N)
+    if keep is NULL:
+        return -1
+    keep_best_heads(scores, n, k, keep)
+    for h in range(N):
+        for c in range(1, N):
+            if h != c and not keep[h * N + c]:
+                scores[h * N + c] = -INFINITY
+    free(keep)
+    return 0
 
 
 def prune_heads(scores, int k):

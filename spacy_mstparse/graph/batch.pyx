@@ -11,6 +11,10 @@ batch are spread over ``n_threads`` OpenMP threads (``prange``) that share
 the read-only weights; each sentence is parsed by exactly the code one
 thread runs, so the output does not depend on the number of threads.
 
+With ``keep`` > 0 (arc pruning, ``decoders.pruning``) first order prunes
+on the cheap first-pass scores before the full arc scores; second order
+prunes on the full arc scores before the (cubic) sibling scores.
+
 The results equal ``GraphModel.parse`` sentence by sentence (the same C
 functions on the same scores); ``tests/test_batch_parse.py`` checks it.
 """
@@ -25,6 +29,7 @@ import numpy
 from ..decoders.chu_liu_edmonds cimport chu_liu_edmonds_decode
 from ..decoders.eisner cimport eisner_decode
 from ..decoders.eisner_second_order cimport eisner_second_order_decode
+from ..decoders.pruning cimport prune_arcs
 from ..decoders.second_order_nonprojective cimport improve_tree_c
 from ..features.first_order cimport FirstOrderFeatures
 from ..features.second_order cimport SiblingFeatures
@@ -56,8 +61,11 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s
             free(arc)
             return NO_MEMORY
         memset(sib, 0, NN * N * sizeof(float))
-    if first.score_into(s, w, 1.0, arc, keep) != 0 or (
-            sib is not NULL and sibling.score_into(s, w, 1.0, sib, arc) != 0):
+    if first.score_into(s, w, 1.0, arc, 0 if sib is not NULL else keep) != 0:
+        rc = NO_MEMORY
+    elif sib is not NULL and keep > 0 and prune_arcs(arc, n, keep) != 0:
+        rc = NO_MEMORY
+    elif sib is not NULL and sibling.score_into(s, w, 1.0, sib, arc) != 0:
         rc = NO_MEMORY
     elif n == 0:
         heads[0] = -1

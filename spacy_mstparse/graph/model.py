@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 
+from ..decoders.pruning import apply_pruning, prune_heads
 from ..features.config import FeatureConfig
 from ..features.second_order import SiblingFeatures
 from ..features.weights import quantize
@@ -39,9 +40,10 @@ class GraphModel:
     labels: the label inventory; ``root_label`` the label of the root word.
     label_buckets: rows of the labeler's hashed table.
     quantize_weights: predict with 8-bit arc weights.
-    keep_heads: arc pruning in prediction: only the ``keep_heads`` best heads
-        of every word under the first-pass scores are fully scored
-        (``decoders.pruning``; 0 = all). Both are runtime settings, not part
+    keep_heads: arc pruning in prediction (``decoders.pruning``; 0 = none):
+        only the ``keep_heads`` best heads of every word are kept, by the
+        first-pass scores at order 1 (the other arcs are not fully scored),
+        by the arc scores at order 2 (their sibling factors are skipped). Both are runtime settings, not part
         of ``settings()``: the float weights define the model.
     """
 
@@ -124,10 +126,12 @@ class GraphModel:
         ``prediction_arc_weights``, pruned to ``keep_heads`` heads per word)."""
         keep = self.keep_heads if weights is None else 0
         w = self.prediction_arc_weights if weights is None else weights
-        arc = self.first_order.score(sentence, w, scale, keep)
-        sib = self.sibling.score(sentence, w, scale, arc if keep else None) \
-            if self.order == 2 else None
-        return arc, sib
+        if self.order == 1:
+            return self.first_order.score(sentence, w, scale, keep), None
+        arc = self.first_order.score(sentence, w, scale)
+        if keep:  # second order: prune on the full arc scores
+            arc = apply_pruning(arc, prune_heads(arc, keep))
+        return arc, self.sibling.score(sentence, w, scale, arc if keep else None)
 
     def decode(self, arc, sib=None, k: int = 1) -> List[numpy.ndarray]:
         """The best tree (or up to k best, best first, where exact k-best
