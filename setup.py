@@ -21,12 +21,15 @@ def find_extensions():
         if only and not fnmatch.fnmatch(str(rel), only):
             continue
         module = ".".join(rel.with_suffix("").parts)
+        # modules with Cython's prange run their loops on OpenMP threads
+        openmp = ["-fopenmp"] if "prange" in pyx.read_text() else []
         extensions.append(
             Extension(
                 module,
                 [str(rel)],
                 include_dirs=[numpy.get_include()],
-                extra_compile_args=COMPILE_ARGS,
+                extra_compile_args=COMPILE_ARGS + openmp,
+                extra_link_args=openmp,
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             )
         )

@@ -88,6 +88,30 @@ def analyse_doc(pipe, doc: Doc, chunks) -> list:
             for (start, end, _), sentence in zip(chunks, sentences)]
 
 
+def analyse_docs(pipe, chunked) -> list:
+    """``analyse_doc`` of every ``(doc, chunks)``; the plain parses (no
+    probabilities, n-best lists or constraints) of all the docs go to
+    ``GraphModel.parse_batch`` at once, over ``n_threads`` threads."""
+    cfg = pipe.cfg
+    plain = not cfg["probabilities"] and cfg["n_best"] == 1
+    results, batch, slots = [], [], []
+    for doc, chunks in chunked:
+        if chunks:
+            pipe.check_tags(doc)
+        if plain and chunks and not has_constraints(doc):
+            sentences = pipe.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
+            slots.append((len(results), len(batch), len(batch) + len(sentences)))
+            batch.extend(sentences)
+            results.append(None)
+        else:
+            results.append(analyse_doc(pipe, doc, chunks))
+    if batch:
+        parses = pipe.graph.parse_batch(batch, cfg["n_threads"])
+        for i, start, end in slots:
+            results[i] = parses[start:end]
+    return results
+
+
 def annotate(pipe, doc: Doc, chunks, parses) -> None:
     """Write probabilities and k-best lists (when asked for) into the doc."""
     labels = pipe.cfg["labels"]

@@ -60,7 +60,8 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
-    "probabilities": False, "n_best": 1,  # runtime: components/extensions.py
+    # runtime settings (components/extensions.py, graph/batch.pyx, features/weights.pyx):
+    "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -74,7 +75,8 @@ DEFAULT_CONFIG = {
 def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
-                    probabilities: bool = False, n_best: int = 1):
+                    probabilities: bool = False, n_best: int = 1, n_threads: int = 1,
+                    quantize_weights: bool = False):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -92,7 +94,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                      features=features, label_buckets=label_buckets,
                      max_sentence_length=max_sentence_length, n_best=n_best,
                      nonprojective_threshold=nonprojective_threshold, scorer=scorer,
-                     probabilities=probabilities)
+                     probabilities=probabilities, n_threads=n_threads, quantize_weights=quantize_weights)
 
 
 def _default(key: str):
@@ -118,18 +120,20 @@ class MSTParser(DependencyPipe):
                  order: Optional[int] = None, learner=None, features: Optional[FeatureConfig] = None,
                  label_buckets: Optional[int] = None, max_sentence_length: Optional[int] = None,
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
-                 scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None):
+                 scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
+                 n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
-                 "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities}
+                 "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
+                 "n_threads": n_threads, "quantize_weights": quantize_weights}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         if self.cfg["decoder"] not in (*DECODERS, "auto"):
             raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
                              f"got {self.cfg['decoder']!r}")
         if self.cfg["order"] not in (1, 2):
             raise ValueError(f"[{name}] order must be 1 or 2, got {self.cfg['order']!r}")
-        if self.cfg["max_sentence_length"] < 1 or self.cfg["n_best"] < 1:
-            raise ValueError(f"[{name}] max_sentence_length and n_best must be >= 1")
+        if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"]) < 1:
+            raise ValueError(f"[{name}] max_sentence_length, n_best and n_threads must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
@@ -248,40 +252,34 @@ class MSTParser(DependencyPipe):
         if self.trainer is not None and not self._fresh:
             self.trainer.install_weights()
             self._fresh = True
+        self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime setting
         return self.graph.arc_weights, self.graph.label_weights
 
     def predict(self, docs: Iterable[Doc]):
         """Heads and label ids for every sentence (chunk) of every doc."""
         self.prediction_weights()
-        results = []
-        for doc in docs:
-            chunks = self.chunk_spans(self.sentence_spans(doc))
-            if chunks:
-                self.check_tags(doc)
-            results.append((chunks, extensions.analyse_doc(self, doc, chunks)))
-        return results
+        chunked = [(doc, self.chunk_spans(self.sentence_spans(doc))) for doc in docs]
+        return list(zip([chunks for _, chunks in chunked], extensions.analyse_docs(self, chunked)))
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        labels = self.cfg["labels"]
+        strings = self.vocab.strings  # label string ids; label -1 (none) -> "" (0)
+        label_ids = numpy.array([strings.add(x) for x in self.cfg["labels"]] + [0], dtype="uint64")
         for doc, (chunks, parses) in zip(docs, predictions):
             if not chunks:
                 continue
-            heads = numpy.arange(len(doc), dtype="int64")
-            deps = [""] * len(doc)
+            array = numpy.zeros((len(doc), 2), dtype="uint64")  # head - token i, dep
             sentence_root = None
             for (start, end, continued), (sent_heads, sent_labels) in zip(chunks, parses):
-                for c in range(1, end - start + 1):
-                    i = start + c - 1
-                    h = int(sent_heads[c])
-                    heads[i] = i if h == 0 else start + h - 1
-                    deps[i] = labels[sent_labels[c]] if sent_labels[c] >= 0 else ""
-                    if h == 0 and continued and sentence_root is not None:
-                        heads[i], deps[i] = sentence_root, JOINED_CHUNK_LABEL
-                    elif h == 0:
-                        sentence_root = i
-            array = numpy.zeros((len(doc), 2), dtype="uint64")
-            array[:, 0] = (heads - numpy.arange(len(doc))).astype("uint64")
-            array[:, 1] = [self.vocab.strings.add(d) for d in deps]
+                heads = sent_heads[1:].astype("int64")
+                offsets = numpy.where(heads == 0, 0, heads - numpy.arange(1, end - start + 1))
+                array[start:end, 0] = offsets.astype("uint64")
+                array[start:end, 1] = label_ids[sent_labels[1:]]
+                root = start + int(numpy.argmin(heads))
+                if continued and sentence_root is not None:  # join to the first chunk's root
+                    array[root] = (numpy.int64(sentence_root - root).astype("uint64"),
+                                   strings.add(JOINED_CHUNK_LABEL))
+                else:
+                    sentence_root = root
             doc.from_array(["HEAD", "DEP"], array)
             extensions.annotate(self, doc, chunks, parses)
 

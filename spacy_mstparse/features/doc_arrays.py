@@ -55,8 +55,10 @@ class SentenceEncoder:
         words[1:] = rows[:, 0]
         prefixes = numpy.zeros(n + 1, dtype="uint64")
         is_long = numpy.zeros(n + 1, dtype="int8")
-        for i in range(n):
-            prefixes[i + 1], is_long[i + 1] = self._prefix(int(rows[i, 0]), strings)
+        cache = self._prefixes
+        found = [cache.get(x) or self._prefix(x, strings) for x in rows[:, 0].tolist()]
+        if found:
+            prefixes[1:], is_long[1:] = zip(*found)
         n_tagsets = len(self.tag_attrs)
         tags = numpy.empty((n_tagsets, n + 1), dtype="uint64")
         tags[:, 0] = ROOT_TAG

@@ -2,6 +2,7 @@ from libc.stdint cimport uint64_t
 
 from .distance cimport direction_distance
 from .sentence cimport Sentence
+from .weights cimport Weights
 
 
 cdef inline int dd_code(int h, int c) noexcept nogil:
@@ -24,13 +25,18 @@ cdef class FirstOrderFeatures:
     cdef uint64_t mask
 
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil
-    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const float* w,
-                           uint64_t* buf, double* sums) noexcept nogil
+    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const Weights* w,
+                           uint64_t* buf, uint64_t* ids, double* sums) noexcept nogil
+    cdef void token_parts(self, Sentence s, int i, uint64_t* out) noexcept nogil
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
-                        const int* n_between, uint64_t* out) noexcept nogil
+                        const int* n_between, uint64_t* out,
+                        const uint64_t* parts=*) noexcept nogil
     cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
-                          const int* n_between, uint64_t* buf, const float* w,
-                          const double* head_sum, const double* child_sum) noexcept nogil
+                          const int* n_between, const uint64_t* parts, uint64_t* buf,
+                          uint64_t* ids, const Weights* w, const double* head_sum,
+                          const double* child_sum) noexcept nogil
     cdef int capacity(self, Sentence s) noexcept nogil
-    cdef int score_into(self, Sentence s, const float* w, float scale,
-                        float* out) noexcept nogil
+    cdef double first_pass_score(self, Sentence s, int h, int c, const Weights* w,
+                                 const double* head_sum, const double* child_sum) noexcept nogil
+    cdef int score_into(self, Sentence s, const Weights* w, float scale,
+                        float* out, int keep=*, bint first_pass_only=*) noexcept nogil

@@ -26,28 +26,56 @@ and attribute ids, reduced to a bucket of a weight table of ``n_buckets``
 depend on the other end of the arc, so scoring precomputes their sums per
 token, direction and distance bin and only the pair templates cost O(n^2).
 """
+from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memset
 
 import numpy
 
+from ..decoders.pruning cimport keep_best_heads
 from .hashing cimport mix, mix3
 from .templates cimport *
 from .sentence cimport Sentence
+from .weights cimport Weights, prefetch_weight, weight_at, weights_view
 
 DEF N_DD = 16   # direction/distance codes 1..14 (0 unused), padded
+DEF N_UNIGRAM_READS = 17   # plain, two directions, 14 direction/distance codes
 
+# ``token_parts``: per token, the word parts, then per tag column the
+# head-side (HP_*) and child-side (CP_*) parts of the pair templates.
+cdef enum:
+    WP_WW = 0
+    WP_XX = 1
+    N_WORD_PARTS = 2
+cdef enum:
+    HP_WPWP = 0
+    HP_PWP
+    HP_WWP
+    HP_WPP
+    HP_WPW
+    HP_PP
+    HP_XPXP
+    HP_PXP
+    HP_XXP
+    HP_XPP
+    HP_XPX
+    HP_CTX_HR
+    HP_CTX_HL
+    HP_CTX_HR_CR
+    HP_CTX_HL_CR
+    HP_TRI_CL
+    HP_TRI_HR
+    HP_TRI_HL
+    HP_TRI_CR
+    CP_WP
+    CP_XP
+    CP_LP
+    CP_PR
+    N_TAG_PARTS
+cdef enum:
+    PARTS_STRIDE = N_WORD_PARTS + 2 * N_TAG_PARTS
 
-
-cdef inline double conjoined(const float* w, uint64_t mask, bint backoff,
-                             uint64_t b, int dd) noexcept nogil:
-    """Weight of base hash ``b`` conjoined with direction/distance code ``dd``
-    (plus, with ``backoff``, conjoined with the direction alone)."""
-    cdef double total = w[mix(b, dd) & mask]
-    if backoff:
-        total += w[mix(b, direction_code(dd)) & mask]
-    return total
 
 
 cdef inline void add_between(uint64_t* between, int* n_between, int cap, uint64_t tag) noexcept nogil:
@@ -126,75 +154,151 @@ cdef class FirstOrderFeatures:
                 out[k] = mix(T_MORPH_H if as_head else T_MORPH_C, s.morph[m]); k += 1
         return k
 
-    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const float* w,
-                           uint64_t* buf, double* sums) noexcept nogil:
+    cdef void unigram_sums(self, Sentence s, int i, bint as_head, const Weights* w,
+                           uint64_t* buf, uint64_t* ids, double* sums) noexcept nogil:
         """sums[dd] = total weight of token i's unigram features conjoined
         (and not) with each direction/distance code dd (and, under
-        ``direction_backoff``, with dd's direction: summed once per direction)."""
+        ``direction_backoff``, with dd's direction: summed once per direction).
+        ``ids`` has room for N_UNIGRAM_READS bucket ids per base hash: all
+        are computed (and prefetched) before any weight is read."""
         cdef int k = self.unigram_bases(s, i, as_head, buf)
         cdef int j, dd
+        cdef uint64_t* row
         cdef double base = 0.0, total
         cdef double left = 0.0, right = 0.0
         for j in range(k):
-            base += w[buf[j] & self.mask]
+            row = ids + j * N_UNIGRAM_READS
+            row[0] = buf[j] & self.mask
+            row[1] = mix(buf[j], direction_code(1)) & self.mask
+            row[2] = mix(buf[j], direction_code(8)) & self.mask
+            for dd in range(1, 15):
+                row[2 + dd] = mix(buf[j], dd) & self.mask
+            for dd in range(N_UNIGRAM_READS):
+                if dd == 1 and not self.direction_backoff:
+                    continue
+                if dd == 2 and not self.direction_backoff:
+                    continue
+                prefetch_weight(w, row[dd])
+        for j in range(k):
+            row = ids + j * N_UNIGRAM_READS
+            base += weight_at(w, row[0])
             if self.direction_backoff:
-                left += w[mix(buf[j], direction_code(1)) & self.mask]
-                right += w[mix(buf[j], direction_code(8)) & self.mask]
+                left += weight_at(w, row[1])
+                right += weight_at(w, row[2])
         for dd in range(1, 15):
             total = base + (right if dd > 7 else left)
             for j in range(k):
-                total += w[mix(buf[j], dd) & self.mask]
+                total += weight_at(w, ids[j * N_UNIGRAM_READS + 2 + dd])
             sums[dd] = total
 
+    cdef void token_parts(self, Sentence s, int i, uint64_t* out) noexcept nogil:
+        """The parts of the pair-template hashes that depend on token ``i``
+        alone (``PARTS_STRIDE`` values: word parts, then per tag column the
+        head-side and child-side parts). ``pair_bases`` combines a head's
+        and a child's parts: the same hashes as hashing each template from
+        its attributes, with most of the mixing done once per token."""
+        cdef int t
+        cdef uint64_t tid, P, Pl, Pr
+        cdef uint64_t* row
+        cdef uint64_t* H
+        cdef uint64_t W = s.word[i]
+        cdef uint64_t X = s.prefix[i] if s.is_long[i] else W
+        out[WP_WW] = mix(T_WW, W)
+        out[WP_XX] = mix(T_XX, X)
+        for t in range(s.n_tagsets):
+            tid = t * TAGSET_STRIDE
+            row = s.tag_row(t)
+            P = row[i]; Pl = row[i - 1]; Pr = row[i + 1]
+            H = out + N_WORD_PARTS + t * N_TAG_PARTS
+            H[HP_WPWP] = mix3(tid + T_WPWP, W, P)
+            H[HP_PWP] = mix(tid + T_PWP, P)
+            H[HP_WWP] = mix(tid + T_WWP, W)
+            H[HP_WPP] = mix3(tid + T_WPP, W, P)
+            H[HP_WPW] = mix3(tid + T_WPW, W, P)
+            H[HP_PP] = mix(tid + T_PP, P)
+            H[HP_XPXP] = mix3(tid + T_XPXP, X, P)
+            H[HP_PXP] = mix(tid + T_PXP, P)
+            H[HP_XXP] = mix(tid + T_XXP, X)
+            H[HP_XPP] = mix3(tid + T_XPP, X, P)
+            H[HP_XPX] = mix3(tid + T_XPX, X, P)
+            H[HP_CTX_HR] = mix3(tid + T_CTX_HR_CL, P, Pr)
+            H[HP_CTX_HL] = mix3(tid + T_CTX_HL_CL, Pl, P)
+            H[HP_CTX_HR_CR] = mix3(tid + T_CTX_HR_CR, P, Pr)
+            H[HP_CTX_HL_CR] = mix3(tid + T_CTX_HL_CR, Pl, P)
+            H[HP_TRI_CL] = mix(tid + T_TRI_CL, P)
+            H[HP_TRI_HR] = mix3(tid + T_TRI_HR, P, Pr)
+            H[HP_TRI_HL] = mix3(tid + T_TRI_HL, Pl, P)
+            H[HP_TRI_CR] = mix(tid + T_TRI_CR, P)
+            H[CP_WP] = mix(W, P)
+            H[CP_XP] = mix(X, P)
+            H[CP_LP] = mix(Pl, P)
+            H[CP_PR] = mix(P, Pr)
+
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
-                        const int* n_between, uint64_t* out) noexcept nogil:
+                        const int* n_between, uint64_t* out,
+                        const uint64_t* parts=NULL) noexcept nogil:
         """Base hashes of the templates that read both ends of the arc.
 
         ``between`` holds, for each tag column t, the distinct tags strictly
         between h and c at ``between[t * (s.n + 1) + j]``, j < n_between[t].
+        ``parts``: the ``token_parts`` of every token (PARTS_STRIDE each), or
+        NULL to compute those of h and c here.
         """
+        cdef uint64_t local[2 * PARTS_STRIDE]
+        cdef const uint64_t* hp
+        cdef const uint64_t* cp
+        if parts is NULL:
+            self.token_parts(s, h, local)
+            self.token_parts(s, c, local + PARTS_STRIDE)
+            hp = local
+            cp = local + PARTS_STRIDE
+        else:
+            hp = parts + h * PARTS_STRIDE
+            cp = parts + c * PARTS_STRIDE
         cdef int k = 0, t, j, mh, mc
-        cdef uint64_t tid, hP, cP, hPl, hPr, cPl, cPr, hPcP
+        cdef uint64_t cP, cPl, cPr, hPcP, inner
+        cdef const uint64_t* H
+        cdef const uint64_t* C
         cdef uint64_t* row
-        cdef uint64_t hW = s.word[h], cW = s.word[c]
-        cdef uint64_t hX = s.prefix[h] if s.is_long[h] else hW
+        cdef uint64_t cW = s.word[c]
         cdef uint64_t cX = s.prefix[c] if s.is_long[c] else cW
         cdef bint prefixed = s.is_long[h] or s.is_long[c]
         for t in range(s.n_tagsets):
-            tid = t * TAGSET_STRIDE
             row = s.tag_row(t)
-            hP = row[h]; cP = row[c]
-            hPl = row[h - 1]; hPr = row[h + 1]
-            cPl = row[c - 1]; cPr = row[c + 1]
+            cP = row[c]; cPl = row[c - 1]; cPr = row[c + 1]
+            H = hp + N_WORD_PARTS + t * N_TAG_PARTS
+            C = cp + N_WORD_PARTS + t * N_TAG_PARTS
             # Table 1b: bigrams
-            out[k] = mix(mix3(tid + T_WPWP, hW, hP), mix(cW, cP)); k += 1
-            out[k] = mix(mix3(tid + T_PWP, hP, cW), cP); k += 1
-            out[k] = mix(mix3(tid + T_WWP, hW, cW), cP); k += 1
-            out[k] = mix(mix3(tid + T_WPP, hW, hP), cP); k += 1
-            out[k] = mix(mix3(tid + T_WPW, hW, hP), cW); k += 1
-            hPcP = mix3(tid + T_PP, hP, cP)
+            out[k] = mix(H[HP_WPWP], C[CP_WP]); k += 1
+            out[k] = mix(mix(H[HP_PWP], cW), cP); k += 1
+            out[k] = mix(mix(H[HP_WWP], cW), cP); k += 1
+            out[k] = mix(H[HP_WPP], cP); k += 1
+            out[k] = mix(H[HP_WPW], cW); k += 1
+            hPcP = mix(H[HP_PP], cP)
             out[k] = hPcP; k += 1
             if prefixed:
-                out[k] = mix(mix3(tid + T_XPXP, hX, hP), mix(cX, cP)); k += 1
-                out[k] = mix(mix3(tid + T_PXP, hP, cX), cP); k += 1
-                out[k] = mix(mix3(tid + T_XXP, hX, cX), cP); k += 1
-                out[k] = mix(mix3(tid + T_XPP, hX, hP), cP); k += 1
-                out[k] = mix(mix3(tid + T_XPX, hX, hP), cX); k += 1
+                out[k] = mix(H[HP_XPXP], C[CP_XP]); k += 1
+                out[k] = mix(mix(H[HP_PXP], cX), cP); k += 1
+                out[k] = mix(mix(H[HP_XXP], cX), cP); k += 1
+                out[k] = mix(H[HP_XPP], cP); k += 1
+                out[k] = mix(H[HP_XPX], cX); k += 1
             # Table 1c: in-between POS
-            for j in range(n_between[t]):
-                out[k] = mix3(tid + T_BETWEEN, hPcP, between[t * (s.n + 1) + j]); k += 1
+            if n_between[t]:
+                inner = mix(t * TAGSET_STRIDE + T_BETWEEN, hPcP)
+                for j in range(n_between[t]):
+                    out[k] = mix(inner, between[t * (s.n + 1) + j]); k += 1
             # Table 1c: surrounding POS 4-grams and their back-off trigrams
-            out[k] = mix(mix3(tid + T_CTX_HR_CL, hP, hPr), mix(cPl, cP)); k += 1
-            out[k] = mix(mix3(tid + T_CTX_HL_CL, hPl, hP), mix(cPl, cP)); k += 1
-            out[k] = mix(mix3(tid + T_CTX_HR_CR, hP, hPr), mix(cP, cPr)); k += 1
-            out[k] = mix(mix3(tid + T_CTX_HL_CR, hPl, hP), mix(cP, cPr)); k += 1
-            out[k] = mix(mix3(tid + T_TRI_CL, hP, cPl), cP); k += 1
-            out[k] = mix(mix3(tid + T_TRI_HR, hP, hPr), cP); k += 1
-            out[k] = mix(mix3(tid + T_TRI_HL, hPl, hP), cP); k += 1
-            out[k] = mix(mix3(tid + T_TRI_CR, hP, cP), cPr); k += 1
-        out[k] = mix3(T_WW, hW, cW); k += 1
+            out[k] = mix(H[HP_CTX_HR], C[CP_LP]); k += 1
+            out[k] = mix(H[HP_CTX_HL], C[CP_LP]); k += 1
+            out[k] = mix(H[HP_CTX_HR_CR], C[CP_PR]); k += 1
+            out[k] = mix(H[HP_CTX_HL_CR], C[CP_PR]); k += 1
+            out[k] = mix(mix(H[HP_TRI_CL], cPl), cP); k += 1
+            out[k] = mix(H[HP_TRI_HR], cP); k += 1
+            out[k] = mix(H[HP_TRI_HL], cP); k += 1
+            out[k] = mix(mix(H[HP_TRI_CR], cP), cPr); k += 1
+        out[k] = mix(hp[WP_WW], cW); k += 1
         if prefixed:
-            out[k] = mix3(T_XX, hX, cX); k += 1
+            out[k] = mix(hp[WP_XX], cX); k += 1
         if self.use_morph:
             for mh in range(s.morph_start[h], s.morph_start[h + 1]):
                 for mc in range(s.morph_start[c], s.morph_start[c + 1]):
@@ -202,42 +306,100 @@ cdef class FirstOrderFeatures:
         return k
 
     cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
-                          const int* n_between, uint64_t* buf, const float* w,
-                          const double* head_sum, const double* child_sum) noexcept nogil:
+                          const int* n_between, const uint64_t* parts, uint64_t* buf,
+                          uint64_t* ids, const Weights* w, const double* head_sum,
+                          const double* child_sum) noexcept nogil:
         """Unscaled score of h -> c: the precomputed head and child unigram sums
         for this direction/distance plus the pair templates, each plain and
-        conjoined with the direction/distance code."""
+        conjoined with the direction/distance code (and with the direction).
+        All bucket ids go to ``ids`` (3 per base hash) and are prefetched
+        before the first weight is read, so the cache misses overlap."""
         cdef int dd = dd_code(h, c)
-        cdef int k = self.pair_bases(s, h, c, between, n_between, buf)
+        cdef int k = self.pair_bases(s, h, c, between, n_between, buf, parts)
         cdef double total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
         cdef int j
-        cdef uint64_t b
+        cdef uint64_t b, mask = self.mask, dir_code = direction_code(dd)
+        cdef bint backoff = self.direction_backoff
         for j in range(k):
             b = buf[j]
-            total += w[b & self.mask] + conjoined(w, self.mask, self.direction_backoff, b, dd)
+            ids[3 * j] = b & mask
+            ids[3 * j + 1] = mix(b, dd) & mask
+            prefetch_weight(w, ids[3 * j])
+            prefetch_weight(w, ids[3 * j + 1])
+            if backoff:
+                ids[3 * j + 2] = mix(b, dir_code) & mask
+                prefetch_weight(w, ids[3 * j + 2])
+        if backoff:
+            for j in range(k):
+                total += weight_at(w, ids[3 * j]) + (
+                    <double>weight_at(w, ids[3 * j + 1]) + weight_at(w, ids[3 * j + 2]))
+        else:
+            for j in range(k):
+                total += weight_at(w, ids[3 * j]) + <double>weight_at(w, ids[3 * j + 1])
         return total
 
-    cdef int score_into(self, Sentence s, const float* w, float scale, float* out) noexcept nogil:
+    cdef double first_pass_score(self, Sentence s, int h, int c, const Weights* w,
+                                 const double* head_sum, const double* child_sum) noexcept nogil:
+        """The cheap part of the score of h -> c, for arc pruning: the head
+        and child unigram sums and the tag-pair template (h-pos + c-pos of
+        every tag column: few, frequent, cache-resident weights), plain and
+        conjoined."""
+        cdef int dd = dd_code(h, c), t
+        cdef double total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
+        cdef uint64_t b
+        for t in range(s.n_tagsets):
+            b = mix3(t * TAGSET_STRIDE + T_PP, s.tag_row(t)[h], s.tag_row(t)[c])
+            total += weight_at(w, b & self.mask) + weight_at(w, mix(b, dd) & self.mask)
+            if self.direction_backoff:
+                total += weight_at(w, mix(b, direction_code(dd)) & self.mask)
+        return total
+
+    cdef int score_into(self, Sentence s, const Weights* w, float scale, float* out,
+                        int keep=0, bint first_pass_only=False) noexcept nogil:
         """Fill ``out`` ((n+1) x (n+1), row-major) with arc scores; 0 where unused.
 
+        keep > 0: arc pruning (``decoders.pruning``): only the ``keep`` best
+        heads of each word under ``first_pass_score`` (and its left
+        neighbour) get the full score, the other arcs -inf.
+        first_pass_only: fill ``out`` with the first-pass scores instead.
         Returns -1 if memory could not be allocated.
         """
         cdef int n = s.n, N = s.n + 1
         cdef int cap = self.capacity(s)
         cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef uint64_t* ids = <uint64_t*>malloc(N_UNIGRAM_READS * cap * sizeof(uint64_t))
         cdef double* head_sum = <double*>malloc(N * N_DD * sizeof(double))
         cdef double* child_sum = <double*>malloc(N * N_DD * sizeof(double))
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
+        cdef uint64_t* parts = <uint64_t*>malloc(N * PARTS_STRIDE * sizeof(uint64_t))
+        cdef unsigned char* kept = NULL
         cdef int n_between[2]
         cdef int i, h, c, t
-        if buf is NULL or head_sum is NULL or child_sum is NULL or between is NULL:
-            free(buf); free(head_sum); free(child_sum); free(between)
+        if (buf is NULL or ids is NULL or head_sum is NULL or child_sum is NULL
+                or between is NULL or parts is NULL):
+            free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
             return -1
         memset(out, 0, N * N * sizeof(float))
         # Head-only and child-only templates: one sum per token and dd code.
         for i in range(N):
-            self.unigram_sums(s, i, True, w, buf, head_sum + i * N_DD)
-            self.unigram_sums(s, i, False, w, buf, child_sum + i * N_DD)
+            self.unigram_sums(s, i, True, w, buf, ids, head_sum + i * N_DD)
+            self.unigram_sums(s, i, False, w, buf, ids, child_sum + i * N_DD)
+        if first_pass_only or (0 < keep < n):
+            for h in range(N):
+                for c in range(1, N):
+                    if c != h:
+                        out[h * N + c] = <float>(scale * self.first_pass_score(
+                            s, h, c, w, head_sum, child_sum))
+            if first_pass_only:
+                free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
+                return 0
+            kept = <unsigned char*>malloc(N * N)
+            if kept is NULL:
+                free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
+                return -1
+            keep_best_heads(out, n, keep, kept)
+        for i in range(N):
+            self.token_parts(s, i, parts + i * PARTS_STRIDE)
         for h in range(N):
             # children to the right of h, then to the left; the set of tags
             # in between grows by one token per step.
@@ -247,8 +409,11 @@ cdef class FirstOrderFeatures:
                 if c > h + 1:
                     for t in range(s.n_tagsets):
                         add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c - 1])
+                if kept is not NULL and not kept[h * N + c]:
+                    out[h * N + c] = -INFINITY
+                    continue
                 out[h * N + c] = <float>(scale * self.arc_score(
-                    s, h, c, between, n_between, buf, w, head_sum, child_sum))
+                    s, h, c, between, n_between, parts, buf, ids, w, head_sum, child_sum))
             if h == 0:
                 continue
             for t in range(s.n_tagsets):
@@ -257,21 +422,31 @@ cdef class FirstOrderFeatures:
                 if c < h - 1:
                     for t in range(s.n_tagsets):
                         add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c + 1])
+                if kept is not NULL and not kept[h * N + c]:
+                    out[h * N + c] = -INFINITY
+                    continue
                 out[h * N + c] = <float>(scale * self.arc_score(
-                    s, h, c, between, n_between, buf, w, head_sum, child_sum))
-        free(buf); free(head_sum); free(child_sum); free(between)
+                    s, h, c, between, n_between, parts, buf, ids, w, head_sum, child_sum))
+        free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(kept)
+        free(parts)
         return 0
 
-    def score(self, Sentence s, const float[::1] weights, float scale=1.0):
-        """Arc score matrix (float32, (n+1) x (n+1)) under ``scale * weights``."""
-        if <uint64_t>weights.shape[0] != self.n_buckets:
-            raise ValueError(f"weights has {weights.shape[0]} entries, expected {self.n_buckets}")
+    def score(self, Sentence s, weights, float scale=1.0, int keep=0, bint first_pass=False):
+        """Arc score matrix (float32, (n+1) x (n+1)) under ``scale * weights``
+        (a float32 vector, or ``QuantizedWeights``). ``keep`` > 0: only the
+        ``keep`` best heads of every word under the first-pass scores (and
+        its left neighbour, see ``decoders.pruning``) are scored, the other
+        arcs get -inf. ``first_pass``: the first-pass scores themselves."""
+        cdef Weights w
+        weights_view(weights, self.n_buckets, &w)
         self._check(s)
+        if keep < 0:
+            raise ValueError(f"keep must be >= 0, got {keep}")
         scores = numpy.zeros((s.n + 1, s.n + 1), dtype="float32")
         cdef float[:, ::1] out = scores
         cdef int status
         with nogil:
-            status = self.score_into(s, &weights[0], scale, &out[0, 0])
+            status = self.score_into(s, &w, scale, &out[0, 0], keep, first_pass)
         if status != 0:
             raise MemoryError()
         return scores

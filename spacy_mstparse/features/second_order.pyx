@@ -21,6 +21,7 @@ equal to h or strictly between h and c are used; the rest stay 0). The
 templates without h do not depend on h when s != h, so their sums are
 computed once per ordered pair (s, c) and only the POS triple costs O(n^3).
 """
+from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport int32_t, uint64_t
 
@@ -31,6 +32,7 @@ from .hashing import string_id as get_string_id
 from .distance cimport direction_distance
 from .hashing cimport mix, mix3
 from .sentence cimport Sentence
+from .weights cimport Weights, prefetch_weight, weight_at, weights_view
 from .templates cimport SIB_BASE, SIB_STRIDE, S_PP, S_PW, S_TRIP, S_WP, S_WW
 
 START_MARK = get_string_id("<mst-no-sibling>")
@@ -52,16 +54,12 @@ cdef inline uint64_t _dir_dist(int s, int c) noexcept nogil:
     return 3 + direction_distance(s, c)
 
 
-cdef class SiblingFeatures:
+cdef class SiblingFeatures:  # attributes: second_order.pxd
     """Hashed sibling features and sibling scoring (McDonald & Pereira 2006).
 
     n_buckets (int): size of the (shared) weight table, a power of two.
     n_tagsets (int): 1 or 2 tag rows per Sentence.
     """
-
-    cdef readonly uint64_t n_buckets
-    cdef readonly int n_tagsets
-    cdef uint64_t mask
 
     def __init__(self, uint64_t n_buckets, int n_tagsets=1):
         if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
@@ -92,31 +90,40 @@ cdef class SiblingFeatures:
         out[k] = mix3(S_WW, sW, cW); k += 1
         return k
 
-    cdef inline uint64_t trip_base(self, Sentence s, int t, int h, int sib, int c) noexcept nogil:
+    cdef uint64_t trip_base(self, Sentence s, int t, int h, int sib, int c) noexcept nogil:
         cdef uint64_t sP = _START if sib == h else s.tag_row(t)[sib]
         return mix(mix3(SIB_BASE + t * SIB_STRIDE + S_TRIP, s.tag_row(t)[h], sP),
                    s.tag_row(t)[c])
 
     cdef double conj_sum(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
-                         const float* w) noexcept nogil:
+                         const Weights* w) noexcept nogil:
         cdef double total = 0.0
         cdef int j
         for j in range(k):
-            total += w[mix(bases[j], d1) & self.mask] + w[mix(bases[j], d2) & self.mask]
+            total += weight_at(w, mix(bases[j], d1) & self.mask) + \
+                weight_at(w, mix(bases[j], d2) & self.mask)
         return total
 
-    cdef int score_into(self, Sentence s, const float* w, float scale, float* out) noexcept nogil:
+    cdef int score_into(self, Sentence s, const Weights* w, float scale, float* out,
+                        const float* arc=NULL) noexcept nogil:
         """Fill ``out`` ((n+1)^3, zeroed by the caller) with sibling scores.
-        Returns -1 if memory could not be allocated."""
+        ``arc`` (optional, the (n+1)^2 arc scores): factors (h, s, c) of an
+        arc h -> c scored -inf (pruned or forbidden) are skipped (left 0: no
+        tree uses them). Returns -1 if memory could not be allocated."""
         cdef int N = s.n + 1
-        cdef int h, sib, c, t, k
+        cdef int h, sib, c, t, k, lo, hi, j, per = 2 * s.n_tagsets
         cdef uint64_t bases[MAX_PAIR_BASES]
         cdef uint64_t trip
         cdef uint64_t d1, d2
         cdef double total
+        cdef uint64_t* row
         # pair[sib * N + c]: the templates without h, for sib != h.
         cdef double* pair = <double*>malloc(<size_t>N * N * sizeof(double))
-        if pair is NULL:
+        # the POS-triple bucket ids of every sibling between h and c, computed
+        # and prefetched before they are read
+        cdef uint64_t* ids = <uint64_t*>malloc(<size_t>N * per * sizeof(uint64_t))
+        if pair is NULL or ids is NULL:
+            free(pair); free(ids)
             return -1
         for sib in range(1, N):
             for c in range(1, N):
@@ -126,7 +133,7 @@ cdef class SiblingFeatures:
                 pair[sib * N + c] = self.conj_sum(bases, k, _dir(sib, c), _dir_dist(sib, c), w)
         for h in range(N):
             for c in range(1, N):
-                if c == h:
+                if c == h or (arc != NULL and arc[h * N + c] == -INFINITY):
                     continue
                 d1 = _dir(h, c)
                 # first dependent on this side: start marker, distance h..c
@@ -136,29 +143,46 @@ cdef class SiblingFeatures:
                 out[(<Py_ssize_t>h * N + h) * N + c] = <float>(
                     scale * self.conj_sum(bases, k, d1, _dir_dist(h, c), w))
                 # a previous sibling strictly between h and c
-                sib = h + 1 if c > h else c + 1
-                while sib < (c if c > h else h):
-                    total = pair[sib * N + c]
+                lo = h + 1 if c > h else c + 1
+                hi = c if c > h else h
+                for sib in range(lo, hi):
+                    row = ids + (sib - lo) * per
                     d2 = _dir_dist(sib, c)
                     for t in range(s.n_tagsets):
                         trip = self.trip_base(s, t, h, sib, c)
-                        total += w[mix(trip, d1) & self.mask] + w[mix(trip, d2) & self.mask]
+                        row[2 * t] = mix(trip, d1) & self.mask
+                        row[2 * t + 1] = mix(trip, d2) & self.mask
+                        prefetch_weight(w, row[2 * t])
+                        prefetch_weight(w, row[2 * t + 1])
+                for sib in range(lo, hi):
+                    row = ids + (sib - lo) * per
+                    total = pair[sib * N + c]
+                    for t in range(s.n_tagsets):
+                        total += weight_at(w, row[2 * t]) + weight_at(w, row[2 * t + 1])
                     out[(<Py_ssize_t>h * N + sib) * N + c] = <float>(scale * total)
-                    sib += 1
-        free(pair)
+        free(pair); free(ids)
         return 0
 
-    def score(self, Sentence s, const float[::1] weights, float scale=1.0):
-        """Sibling scores (float32, (n+1)^3) under ``scale * weights``."""
-        if <uint64_t>weights.shape[0] != self.n_buckets:
-            raise ValueError(f"weights has {weights.shape[0]} entries, expected {self.n_buckets}")
+    def score(self, Sentence s, weights, float scale=1.0, arc=None):
+        """Sibling scores (float32, (n+1)^3) under ``scale * weights`` (a
+        float32 vector, or ``QuantizedWeights``); with the arc scores
+        ``arc``, the factors of -inf arcs are left 0."""
+        cdef Weights w
+        weights_view(weights, self.n_buckets, &w)
         self._check(s)
         N = s.n + 1
         scores = numpy.zeros((N, N, N), dtype="float32")
         cdef float[:, :, ::1] out = scores
+        cdef const float[:, ::1] arc_view
+        cdef const float* arc_ptr = NULL
+        if arc is not None:
+            arc_view = numpy.ascontiguousarray(arc, dtype="float32")
+            if arc_view.shape[0] != N or arc_view.shape[1] != N:
+                raise ValueError(f"arc must have shape {(N, N)}")
+            arc_ptr = &arc_view[0, 0]
         cdef int status
         with nogil:
-            status = self.score_into(s, &weights[0], scale, &out[0, 0, 0])
+            status = self.score_into(s, &w, scale, &out[0, 0, 0], arc_ptr)
         if status != 0:
             raise MemoryError()
         return scores

@@ -145,8 +145,47 @@ DEF C_LAST = 8       # last (rightmost) dependent of this word
 DEF N_CTX = 9
 
 
+cdef void tree_context(int n, const int32_t* heads, int32_t* ctx) noexcept nogil:
+    """Fill the (N_CTX + 1, n+1) int32 array ``ctx`` (row-major; the last row
+    is scratch) with the tree context of the valid tree ``heads``."""
+    cdef int n1 = n + 1, c, h, p, r
+    cdef int32_t* left_seen = ctx + N_CTX * n1
+    for r in range(N_CTX + 1):
+        for c in range(n1):
+            ctx[r * n1 + c] = 0 if (r == C_NLEFT or r == C_NRIGHT or r == C_RANK
+                                     or r == N_CTX) else -1
+    for c in range(1, n1):
+        h = heads[c]
+        if c < h:
+            ctx[C_NLEFT * n1 + h] += 1
+            if ctx[C_LEFTMOST * n1 + h] < 0 or c < ctx[C_LEFTMOST * n1 + h]:
+                ctx[C_LEFTMOST * n1 + h] = c
+        else:
+            ctx[C_NRIGHT * n1 + h] += 1
+            if c > ctx[C_RIGHTMOST * n1 + h]:
+                ctx[C_RIGHTMOST * n1 + h] = c
+    for c in range(1, n1):   # left to right: C_LAST[h] is h's previous dependent
+        h = heads[c]
+        p = ctx[C_LAST * n1 + h]
+        ctx[C_PREV * n1 + c] = p
+        ctx[C_LAST * n1 + h] = c
+        if c < h:
+            ctx[C_RANK * n1 + c] = ctx[C_NLEFT * n1 + h] - left_seen[h]
+            left_seen[h] += 1
+            if p >= 0:       # p < c < h: c is nearer the head
+                ctx[C_INNER * n1 + p] = c
+                ctx[C_OUTER * n1 + c] = p
+        else:
+            if p >= 0 and p > h:
+                ctx[C_RANK * n1 + c] = ctx[C_RANK * n1 + p] + 1
+                ctx[C_INNER * n1 + c] = p
+                ctx[C_OUTER * n1 + p] = c
+            else:
+                ctx[C_RANK * n1 + c] = 1
+
+
 cdef class ArcLabeler:
-    """Hashed arc label model.
+    """Hashed arc label model (attributes and C API: arc_labeler.pxd).
 
     n_rows (int): rows in the weight table (a power of two).
     n_labels (int): number of labels.
@@ -154,18 +193,6 @@ cdef class ArcLabeler:
     version (int): labeler version (``VERSION_FLAGS``); ``flags`` overrides
         what it uses (ablations).
     """
-    cdef readonly uint64_t n_rows
-    cdef readonly int n_labels
-    cdef readonly bint use_morph
-    cdef readonly int version
-    cdef readonly int flags
-    cdef uint64_t mask
-    cdef object _keys          # uint64 sorted (head tag, child tag, dir) keys
-    cdef object _allowed       # uint8 (n_keys, n_labels)
-    cdef const uint64_t[::1] keys_view
-    cdef const uint8_t[:, ::1] allowed_view
-    cdef Py_ssize_t n_keys
-
     def __init__(self, uint64_t n_rows, int n_labels, bint use_morph=False, int version=1,
                  int flags=-1):
         if n_rows < 2 or (n_rows & (n_rows - 1)) != 0:
@@ -384,44 +411,19 @@ cdef class ArcLabeler:
 
     cdef object _context(self, Sentence s, const int32_t[:] heads):
         """The (N_CTX, n+1) int32 tree context of ``heads`` (validated)."""
-        cdef int n1 = s.n + 1
-        arrays = numpy.full((N_CTX, n1), -1, dtype="int32")
-        arrays[[C_NLEFT, C_NRIGHT, C_RANK]] = 0
-        cdef int32_t[:, ::1] ctx = arrays
-        cdef int c, h, p
-        for c in range(1, n1):
+        cdef int c, h
+        if heads.shape[0] != s.n + 1:
+            raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
+        for c in range(1, s.n + 1):
             h = heads[c]
             if not (0 <= h <= s.n) or h == c:
                 raise ValueError(f"invalid head {h} for word {c}")
-            if c < h:
-                ctx[C_NLEFT, h] += 1
-                if ctx[C_LEFTMOST, h] < 0 or c < ctx[C_LEFTMOST, h]:
-                    ctx[C_LEFTMOST, h] = c
-            else:
-                ctx[C_NRIGHT, h] += 1
-                if c > ctx[C_RIGHTMOST, h]:
-                    ctx[C_RIGHTMOST, h] = c
-        seen_left = numpy.zeros(n1, dtype="int32")
-        cdef int32_t[::1] left_seen = seen_left
-        for c in range(1, n1):   # left to right: C_LAST[h] is h's previous dependent
-            h = heads[c]
-            p = ctx[C_LAST, h]
-            ctx[C_PREV, c] = p
-            ctx[C_LAST, h] = c
-            if c < h:
-                ctx[C_RANK, c] = ctx[C_NLEFT, h] - left_seen[h]
-                left_seen[h] += 1
-                if p >= 0:       # p < c < h: c is nearer the head
-                    ctx[C_INNER, p] = c
-                    ctx[C_OUTER, c] = p
-            else:
-                if p >= 0 and p > h:
-                    ctx[C_RANK, c] = ctx[C_RANK, p] + 1
-                    ctx[C_INNER, c] = p
-                    ctx[C_OUTER, p] = c
-                else:
-                    ctx[C_RANK, c] = 1
-        return arrays
+        tree = numpy.ascontiguousarray(heads, dtype="int32")
+        arrays = numpy.empty((N_CTX + 1, s.n + 1), dtype="int32")  # + one scratch row
+        cdef const int32_t[::1] tv = tree
+        cdef int32_t[:, ::1] ctx = arrays
+        tree_context(s.n, &tv[0], &ctx[0, 0])
+        return arrays[:N_CTX]
 
     # -- decoding ------------------------------------------------------------------------
     cdef void _emissions(self, Sentence s, const int32_t* heads, const int32_t* ctx,
@@ -515,68 +517,74 @@ cdef class ArcLabeler:
                 best = back[c * L + best]
                 c = ctx[C_PREV * n1 + c]
 
-    def predict(self, Sentence s, const int32_t[:] heads, const float[::1] weights,
-                int root_label=-1, float scale=1.0):
-        """Label ids (int32, length n+1, entry 0 = -1) for the tree ``heads``."""
-        if heads.shape[0] != s.n + 1:
-            raise ValueError(f"heads has length {heads.shape[0]}, expected {s.n + 1}")
-        if <uint64_t>weights.shape[0] != self.n_rows * self.n_labels:
-            raise ValueError("weights do not match the labeler's table size")
-        labels = numpy.full(s.n + 1, -1, dtype="int32")
-        cdef int32_t[::1] out = labels
-        cdef int L = self.n_labels
-        arrays = self._context(s, heads)
-        cdef int32_t[:, ::1] ctx = arrays
-        cdef const float* w = &weights[0]
-        cdef uint64_t rows[MAX_FEATS]
-        cdef double* totals
+    cdef int predict_into(self, Sentence s, const int32_t* heads, const float* w,
+                          int root_label, int32_t* out) noexcept nogil:
+        """Label ids of the valid tree ``heads`` into out[0..n] (out[0] = -1)
+        without the GIL: the chain's Viterbi / restricted argmax (version 2),
+        or each arc's best label (version 1). Returns -1 if memory could not
+        be allocated."""
+        cdef int n1 = s.n + 1, L = self.n_labels
         cdef int c, k, j, l, best
-        if self.flags & (F_CHAIN | F_RESTRICT):
-            E = numpy.empty((s.n + 1, L), dtype="float64")
-            delta = numpy.empty((s.n + 1, L), dtype="float64")
-            back = numpy.empty((s.n + 1, L), dtype="int32")
-            self._label_tree(s, heads, ctx, w, root_label, E, delta, back, out)
-            return labels
-        totals = <double*>malloc(L * sizeof(double))
-        if totals is NULL:
-            raise MemoryError()
-        with nogil:
-            for c in range(1, s.n + 1):
+        cdef uint64_t rows[MAX_FEATS]
+        cdef bint structured = self.flags & (F_CHAIN | F_RESTRICT)
+        cdef int32_t* ctx = <int32_t*>malloc((N_CTX + 1) * n1 * sizeof(int32_t))
+        cdef double* E = <double*>malloc(n1 * L * sizeof(double))
+        cdef double* delta = <double*>malloc(n1 * L * sizeof(double)) if structured else NULL
+        cdef int32_t* back = <int32_t*>malloc(n1 * L * sizeof(int32_t)) if structured else NULL
+        if ctx is NULL or E is NULL or (structured and (delta is NULL or back is NULL)):
+            free(ctx); free(E); free(delta); free(back)
+            return -1
+        tree_context(s.n, heads, ctx)
+        out[0] = -1
+        if structured:
+            self._emissions(s, heads, ctx, w, root_label, E)
+            if self.flags & F_CHAIN:
+                self._viterbi(s, heads, ctx, w, E, delta, back, out)
+            else:
+                for c in range(1, n1):
+                    best = 0
+                    for l in range(1, L):
+                        if E[c * L + l] > E[c * L + best]:
+                            best = l
+                    out[c] = best
+        else:
+            for c in range(1, n1):
                 if heads[c] == 0 and root_label >= 0:
                     out[c] = root_label
                     continue
-                k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
+                k = self.arc_rows(s, heads, ctx, c, rows)
                 for l in range(L):
-                    totals[l] = 0.0
+                    E[l] = 0.0
                 for j in range(k):
                     for l in range(L):
-                        totals[l] += w[rows[j] + l]
+                        E[l] += w[rows[j] + l]
                 best = -1
                 for l in range(L):
                     if l == root_label:
                         continue
-                    if best < 0 or totals[l] > totals[best]:
+                    if best < 0 or E[l] > E[best]:
                         best = l
                 out[c] = best if best >= 0 else 0
-        free(totals)
-        return labels
+        free(ctx); free(E); free(delta); free(back)
+        return 0
 
-    cdef void _label_tree(self, Sentence s, const int32_t[:] heads, int32_t[:, ::1] ctx,
-                          const float* w, int root_label, double[:, ::1] E,
-                          double[:, ::1] delta, int32_t[:, ::1] back, int32_t[::1] out):
-        cdef int c, l, best
+    def predict(self, Sentence s, const int32_t[:] heads, const float[::1] weights,
+                int root_label=-1, float scale=1.0):
+        """Label ids (int32, length n+1, entry 0 = -1) for the tree ``heads``.
+        (The argmax does not depend on a positive ``scale``.)"""
+        if <uint64_t>weights.shape[0] != self.n_rows * self.n_labels:
+            raise ValueError("weights do not match the labeler's table size")
+        self._context(s, heads)  # validates the tree
+        tree = numpy.ascontiguousarray(heads, dtype="int32")
+        cdef const int32_t[::1] tv = tree
+        labels = numpy.full(s.n + 1, -1, dtype="int32")
+        cdef int32_t[::1] out = labels
+        cdef int status
         with nogil:
-            self._emissions(s, &heads[0], &ctx[0, 0], w, root_label, &E[0, 0])
-            if self.flags & F_CHAIN:
-                self._viterbi(s, &heads[0], &ctx[0, 0], w, &E[0, 0], &delta[0, 0],
-                              &back[0, 0], &out[0])
-            else:
-                for c in range(1, s.n + 1):
-                    best = 0
-                    for l in range(1, self.n_labels):
-                        if E[c, l] > E[c, best]:
-                            best = l
-                    out[c] = best
+            status = self.predict_into(s, &tv[0], &weights[0], root_label, &out[0])
+        if status != 0:
+            raise MemoryError()
+        return labels
 
     def sequence_score(self, Sentence s, const int32_t[:] heads, const int32_t[:] labels,
                        const float[::1] weights, int root_label=-1):

@@ -1,0 +1,18 @@
+from libc.stdint cimport uint64_t
+
+from .sentence cimport Sentence
+from .weights cimport Weights
+
+
+cdef class SiblingFeatures:
+    cdef readonly uint64_t n_buckets
+    cdef readonly int n_tagsets
+    cdef uint64_t mask
+
+    cdef int pair_bases(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil
+    cdef uint64_t trip_base(self, Sentence s, int t, int h, int sib, int c) noexcept nogil
+    cdef double conj_sum(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
+                         const Weights* w) noexcept nogil
+    # Fill out ((n+1)^3, zeroed by the caller) with sibling scores; -1: no memory.
+    cdef int score_into(self, Sentence s, const Weights* w, float scale,
+                        float* out, const float* arc=*) noexcept nogil

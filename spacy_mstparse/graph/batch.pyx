@@ -1,0 +1,154 @@
+"""Parse a batch of encoded sentences in C, without the GIL, over threads.
+
+The plain prediction of ``GraphModel`` (1-best tree, no constraints, no
+probabilities) for many sentences at once: for each sentence, arc scores
+(McDonald et al. 2005; with ``order = 2`` also sibling scores, McDonald &
+Pereira 2006), the decoder (Eisner 1996 / its second-order chart;
+Chu-Liu-Edmonds, or the second-order hill-climb), and the second-stage
+labeler (McDonald et al. 2006) run in one C function. No Python object is
+created per sentence besides the two result arrays, and the sentences of a
+batch are spread over ``n_threads`` OpenMP threads (``prange``) that share
+the read-only weights; each sentence is parsed by exactly the code one
+thread runs, so the output does not depend on the number of threads.
+
+With ``keep`` > 0 (arc pruning, ``decoders.pruning``) first order prunes
+on the cheap first-pass scores before the full arc scores; second order
+prunes on the full arc scores before the (cubic) sibling scores.
+
+The results equal ``GraphModel.parse`` sentence by sentence (the same C
+functions on the same scores); ``tests/test_batch_parse.py`` checks it.
+"""
+from cpython.ref cimport PyObject
+from cython.parallel cimport prange
+from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy
+
+from ..decoders.chu_liu_edmonds cimport chu_liu_edmonds_decode
+from ..decoders.eisner cimport eisner_decode
+from ..decoders.eisner_second_order cimport eisner_second_order_decode
+from ..decoders.pruning cimport prune_arcs
+from ..decoders.second_order_nonprojective cimport improve_tree_c
+from ..features.first_order cimport FirstOrderFeatures
+from ..features.second_order cimport SiblingFeatures
+from ..features.sentence cimport Sentence
+from ..features.weights cimport Weights, weights_view
+from ..labeler.arc_labeler cimport ArcLabeler
+
+cdef enum Status:
+    PARSED = 0
+    NO_MEMORY = -1
+    NO_TREE = 1
+
+
+cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s,
+                   const Weights* w, bint projective, ArcLabeler labeler,
+                   const float* label_w, int root_label, int keep, int* heads,
+                   int32_t* labels) noexcept nogil:
+    """Heads and label ids of one sentence into ``heads`` / ``labels``."""
+    cdef int n = s.n, N = s.n + 1, k, rc = PARSED, c
+    cdef size_t NN = <size_t>N * N
+    cdef float* arc = <float*>malloc(NN * sizeof(float))
+    cdef float* sib = NULL
+    cdef double tree_score
+    if arc is NULL:
+        return NO_MEMORY
+    if sibling is not None:
+        sib = <float*>malloc(NN * N * sizeof(float))
+        if sib is NULL:
+            free(arc)
+            return NO_MEMORY
+        memset(sib, 0, NN * N * sizeof(float))
+    if first.score_into(s, w, 1.0, arc, 0 if sib is not NULL else keep) != 0:
+        rc = NO_MEMORY
+    elif sib is not NULL and keep > 0 and prune_arcs(arc, n, keep) != 0:
+        rc = NO_MEMORY
+    elif sib is not NULL and sibling.score_into(s, w, 1.0, sib, arc) != 0:
+        rc = NO_MEMORY
+    elif n == 0:
+        heads[0] = -1
+    elif sib is NULL:
+        rc = eisner_decode(arc, n, heads, True) if projective else \
+            chu_liu_edmonds_decode(arc, n, heads, True)
+    else:
+        k = eisner_second_order_decode(arc, sib, n, 1, heads, &tree_score)
+        if k < 0:
+            rc = NO_MEMORY
+        elif k == 0:
+            rc = NO_TREE
+        elif not projective:
+            improve_tree_c(arc, sib, n, heads, N * N)
+    free(arc)
+    free(sib)
+    if rc != PARSED:
+        return rc
+    if labeler is None:
+        for c in range(N):
+            labels[c] = -1
+        return PARSED
+    return labeler.predict_into(s, <const int32_t*>heads, label_w, root_label, labels)
+
+
+def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures sibling,
+                    bint projective, arc_weights, ArcLabeler labeler, label_weights,
+                    int root_label=-1, int n_threads=1, int keep=0):
+    """``[(heads, label ids)]`` (int32 arrays, entry 0 = -1) of every sentence.
+
+    first / sibling: the feature extractors (``sibling`` None for order 1);
+    projective: Eisner (True) or Chu-Liu-Edmonds / the hill-climb (False);
+    arc_weights: float32 vector or ``QuantizedWeights``; labeler (or None)
+    and its float32 ``label_weights``; n_threads: OpenMP threads (>= 1);
+    keep: arc pruning, the ``keep`` best heads per word (0 = none).
+    """
+    if n_threads < 1 or keep < 0:
+        raise ValueError(f"n_threads must be >= 1 and keep >= 0, got {n_threads}, {keep}")
+    cdef Weights w
+    weights_view(arc_weights, first.n_buckets, &w)
+    cdef const float[::1] lw
+    cdef const float* label_ptr = NULL
+    if labeler is not None:
+        lw = label_weights
+        if <size_t>lw.shape[0] != labeler.n_rows * labeler.n_labels:
+            raise ValueError("label weights do not match the labeler's table size")
+        label_ptr = &lw[0]
+    cdef int m = len(sentences), i
+    for sentence in sentences:
+        if not isinstance(sentence, Sentence):
+            raise TypeError(f"expected Sentence objects, got {type(sentence).__name__}")
+        if (<Sentence>sentence).n_tagsets != first.n_tagsets:
+            raise ValueError(f"sentence has {(<Sentence>sentence).n_tagsets} tag rows, "
+                             f"features expect {first.n_tagsets}")
+    results = [(numpy.empty(s.n + 1, dtype="int32"), numpy.empty(s.n + 1, dtype="int32"))
+               for s in sentences]
+    cdef PyObject** sent = <PyObject**>malloc(max(1, m) * sizeof(PyObject*))
+    cdef int** heads = <int**>malloc(max(1, m) * sizeof(int*))
+    cdef int32_t** labels = <int32_t**>malloc(max(1, m) * sizeof(int32_t*))
+    cdef int* status = <int*>malloc(max(1, m) * sizeof(int))
+    cdef int[::1] hv
+    cdef int32_t[::1] lv
+    if sent is NULL or heads is NULL or labels is NULL or status is NULL:
+        free(sent); free(heads); free(labels); free(status)
+        raise MemoryError()
+    for i in range(m):
+        sent[i] = <PyObject*>sentences[i]
+        hv = results[i][0]
+        lv = results[i][1]
+        heads[i] = &hv[0]
+        labels[i] = &lv[0]
+    for i in prange(m, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
+        status[i] = parse_one(first, sibling, <Sentence>sent[i], &w, projective, labeler,
+                              label_ptr, root_label, keep, heads[i], labels[i])
+    worst = PARSED
+    for i in range(m):
+        if status[i] != PARSED:
+            worst = status[i]
+            break
+    free(sent); free(heads); free(labels); free(status)
+    if worst == NO_MEMORY:
+        raise MemoryError("could not allocate the work memory of a sentence")
+    if worst == NO_TREE:
+        from ..decoders.trees import NoTreeError
+        raise NoTreeError("no tree avoids the forbidden (-inf) arcs")
+    return results

@@ -1,0 +1,227 @@
+"""The fast prediction path: 8-bit quantized arc weights (``features.weights``)
+against the float weights they stand for, the C batch parser
+(``graph.batch``, ``GraphModel.parse_batch``) against the Python path
+sentence by sentence, one thread against two, and the component's
+``n_threads`` / ``quantize_weights`` settings, also given at load time."""
+import numpy as np
+import pytest
+import spacy
+from spacy.training import Example
+
+from spacy_mstparse.corpus.conll import read_conllu
+from spacy_mstparse.corpus.readers import gold_annotated_doc
+from spacy_mstparse.features.config import FeatureConfig
+from spacy_mstparse.features.doc_arrays import SentenceEncoder
+from spacy_mstparse.features.weights import QuantizedWeights, quantize
+from spacy_mstparse.graph import GraphModel
+from spacy_mstparse.graph.probabilities import analyse
+
+N_BUCKETS = 2**14
+
+
+@pytest.fixture(scope="module")
+def sentences(sample_dev):
+    nlp = spacy.blank("en")
+    encoder = SentenceEncoder(nlp.vocab, "both", False)
+    out = []
+    for ref in read_conllu(sample_dev, nlp.vocab):
+        doc = gold_annotated_doc(Example(ref.copy(), ref))
+        out.append(encoder.encode(doc, [(0, len(doc))])[0])
+        if len(out) == 40:
+            break
+    return out
+
+
+def random_model(order, decoder, quantized=False, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = ["root", "nsubj", "obj", "det", "punct"]
+    model = GraphModel(FeatureConfig("both", False, N_BUCKETS, True), order=order,
+                       decoder=decoder, labels=labels, root_label="root", label_buckets=2**8,
+                       quantize_weights=quantized)
+    # sparse weights, as a trained table: most buckets 0
+    arc = rng.normal(size=N_BUCKETS).astype("float32") * (rng.random(N_BUCKETS) < 0.3)
+    model.set_weights(arc, rng.normal(size=model.n_label_weights).astype("float32"))
+    return model
+
+
+def test_quantize_is_exact_for_few_distinct_values():
+    rng = np.random.default_rng(1)
+    values = rng.normal(size=200).astype("float32")
+    w = np.where(rng.random(5000) < 0.5, 0.0, values[rng.integers(0, 200, 5000)]).astype("float32")
+    q = quantize(w)
+    assert isinstance(q, QuantizedWeights) and len(q) == w.shape[0]
+    assert q.codes.dtype == np.uint8 and q.codebook.shape == (256,) and q.codebook[0] == 0
+    np.testing.assert_array_equal(q.dequantize(), w)
+
+
+def test_quantize_keeps_zeros_signs_and_a_bounded_relative_error():
+    rng = np.random.default_rng(2)
+    w = (rng.standard_t(3, size=100_000) * 1e-3 * (rng.random(100_000) < 0.4)).astype("float32")
+    q = quantize(w)
+    d = q.dequantize()
+    np.testing.assert_array_equal(d == 0, w == 0)
+    np.testing.assert_array_equal(np.sign(d), np.sign(w))
+    magnitude = np.abs(w[w != 0])
+    lo, hi = np.percentile(magnitude, 0.5), magnitude.max()
+    # 127 geometric levels from lo to hi: within half a step (in log scale)
+    half_step = np.exp(np.log(hi / lo) / 126 / 2)
+    big = np.abs(w) >= lo
+    ratio = d[big] / w[big]
+    assert ratio.min() >= 1 / half_step - 1e-6 and ratio.max() <= half_step + 1e-6
+    assert np.isclose(np.abs(d).max(), hi)          # the largest weight is exact
+    small = (w != 0) & ~big
+    np.testing.assert_allclose(np.abs(d[small]), lo, rtol=1e-6)
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_scores_with_codes_equal_scores_with_the_weights_they_stand_for(sentences, order):
+    model = random_model(order, "eisner")
+    q = quantize(model.arc_weights)
+    dense = q.dequantize()
+    for s in sentences[:10]:
+        arc_q, sib_q = model.scores(s, q)
+        arc_d, sib_d = model.scores(s, dense)
+        np.testing.assert_array_equal(arc_q, arc_d)
+        if order == 2:
+            np.testing.assert_array_equal(sib_q, sib_d)
+
+
+@pytest.mark.parametrize("order,decoder", [(1, "eisner"), (1, "chu_liu_edmonds"),
+                                           (2, "eisner"), (2, "chu_liu_edmonds")])
+@pytest.mark.parametrize("quantized", [False, True])
+def test_batch_parse_equals_the_python_path_on_any_number_of_threads(sentences, order, decoder,
+                                                                     quantized):
+    model = random_model(order, decoder, quantized)
+    expected = [analyse(model, s) for s in sentences]
+    for n_threads in (1, 2, 3):
+        got = model.parse_batch(sentences, n_threads=n_threads)
+        assert len(got) == len(sentences)
+        for (heads, labels), parse in zip(got, expected):
+            np.testing.assert_array_equal(heads, parse.heads)
+            np.testing.assert_array_equal(labels, parse.labels)
+
+
+def test_quantized_prediction_reads_the_codes(sentences):
+    """With quantize_weights the model's scores are those of the dequantized
+    weights (not of the float ones)."""
+    model = random_model(1, "eisner", quantized=True)
+    dense = quantize(model.arc_weights).dequantize()
+    s = sentences[0]
+    np.testing.assert_array_equal(model.scores(s)[0], model.scores(s, dense)[0])
+    assert not np.array_equal(model.scores(s)[0], model.scores(s, model.arc_weights)[0])
+
+
+def test_batch_parse_rejects_bad_input(sentences):
+    model = random_model(1, "eisner")
+    with pytest.raises(ValueError, match="n_threads"):
+        model.parse_batch(sentences, n_threads=0)
+    with pytest.raises(TypeError, match="Sentence"):
+        model.parse_batch(["not a sentence"])
+
+
+def parses(nlp, docs):
+    return [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(docs)]
+
+
+def dev_docs(vocab, sample_dev, n=30):
+    docs = []
+    for ref in read_conllu(sample_dev, vocab):
+        docs.append(gold_annotated_doc(Example(ref.copy(), ref)))
+        if len(docs) == n:
+            break
+    return docs
+
+
+def test_n_threads_and_quantize_weights_set_at_load_time(trained_pipeline, sample_dev,
+                                                         monkeypatch):
+    nlp1 = spacy.load(trained_pipeline)
+    docs = dev_docs(nlp1.vocab, sample_dev)
+    one = parses(nlp1, docs)
+    nlp2 = spacy.load(trained_pipeline,
+                      config={"components": {"mst_parser": {"n_threads": 2}}})
+    parser = nlp2.get_pipe("mst_parser")
+    assert parser.cfg["n_threads"] == 2
+    calls = []
+    original = GraphModel.parse_batch
+
+    def recording(self, sentences, n_threads=1):
+        calls.append(n_threads)
+        return original(self, sentences, n_threads)
+
+    monkeypatch.setattr(GraphModel, "parse_batch", recording)
+    assert parses(nlp2, docs) == one
+    assert calls and set(calls) == {2}
+    nlp3 = spacy.load(trained_pipeline,
+                      config={"components": {"mst_parser": {"quantize_weights": True}}})
+    parser3 = nlp3.get_pipe("mst_parser")
+    assert parser3.cfg["quantize_weights"]
+    quantized = parses(nlp3, docs)
+    assert isinstance(parser3.graph.prediction_arc_weights, QuantizedWeights)
+    # the same trees as the Python path on the quantized scores
+    encoder = parser3.encoder
+    for doc, got in zip(docs, quantized):
+        sentence = encoder.encode(doc, [(0, len(doc))])[0]
+        heads = analyse(parser3.graph, sentence).heads
+        assert [h for h, _ in got] == [i if h == 0 else h - 1 for i, h in enumerate(heads[1:])]
+
+
+def test_n_threads_must_be_positive():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="n_threads"):
+        nlp.add_pipe("mst_parser", config={"n_threads": 0})
+
+
+# -- arc pruning ------------------------------------------------------------------------
+def test_keep_best_heads_against_brute_force():
+    from spacy_mstparse.decoders.pruning import prune_heads
+
+    rng = np.random.default_rng(3)
+    for n in range(1, 9):
+        for k in (1, 2, 3, 8):
+            scores = rng.integers(0, 4, size=(n + 1, n + 1)).astype("float32")  # ties
+            mask = prune_heads(scores, k)
+            for c in range(1, n + 1):
+                heads = [h for h in range(n + 1) if h != c]
+                column = sorted((scores[h, c] for h in heads), reverse=True)
+                threshold = column[min(k, n) - 1]
+                expected = {h for h in heads if scores[h, c] >= threshold} | {c - 1}
+                assert set(np.flatnonzero(mask[:, c])) == expected
+            assert not mask[:, 0].any() and not mask.diagonal().any()
+
+
+def test_pruned_scores_always_hold_a_projective_tree():
+    from spacy_mstparse.decoders import eisner, is_valid_tree
+    from spacy_mstparse.decoders.pruning import apply_pruning, prune_heads
+
+    rng = np.random.default_rng(4)
+    for n in range(1, 12):
+        scores = rng.normal(size=(n + 1, n + 1)).astype("float32")
+        heads = eisner(apply_pruning(scores, prune_heads(scores, 1)))
+        assert is_valid_tree(heads)
+
+
+def test_pruned_arc_scores_keep_the_full_scores_of_kept_arcs(sentences):
+    from spacy_mstparse.decoders.pruning import prune_heads
+
+    model = random_model(1, "eisner")
+    first = model.first_order
+    for s in sentences[:10]:
+        full = first.score(s, model.arc_weights)
+        first_pass = first.score(s, model.arc_weights, first_pass=True)
+        pruned = first.score(s, model.arc_weights, keep=3)
+        kept = prune_heads(first_pass, 3)
+        np.testing.assert_array_equal(pruned[kept], full[kept])
+        inner = ~kept & ~np.eye(s.n + 1, dtype=bool)
+        inner[:, 0] = False
+        assert np.all(pruned[inner] == -np.inf)
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_batch_parse_with_pruning_equals_the_python_path(sentences, order):
+    model = random_model(order, "eisner", quantized=True)
+    model.keep_heads = 3
+    for n_threads in (1, 2):
+        for (heads, labels), s in zip(model.parse_batch(sentences, n_threads), sentences):
+            parse = analyse(model, s)
+            np.testing.assert_array_equal(heads, parse.heads)
+            np.testing.assert_array_equal(labels, parse.labels)
