@@ -30,14 +30,14 @@ def ray_session(workers: int, address: Optional[str] = None) -> Iterator[object]
     """Ray, connected: a running instance is reused; else ``address``
     ("auto" or ``ray://host:port`` / ``host:port``) joins a cluster, and
     without it a local instance with ``workers`` CPUs starts (and stops at
-    the end). Ray's own logging is kept to warnings."""
+    the end). Ray's own logging is kept to errors."""
     ray = require_ray()
     if workers < 1:
         raise DistributedError(f"--workers must be >= 1, got {workers}")
     started = False
     if not ray.is_initialized():
         os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-        kwargs = dict(include_dashboard=False, logging_level=logging.WARNING,
+        kwargs = dict(include_dashboard=False, logging_level=logging.ERROR,
                       log_to_driver=False)
         try:
             if address:

@@ -147,8 +147,8 @@ def _save(nlp, before_to_disk, path: Path) -> None:
 
 def ray_train(config_path, output_path: Optional[Path], workers: int,
               address: Optional[str] = None, overrides: Optional[Dict[str, Any]] = None,
-              weighting: str = "uniform", stdout: IO = sys.stdout,
-              stderr: IO = sys.stderr) -> Dict[str, Any]:
+              weighting: str = "uniform", stdout: Optional[IO] = None,
+              stderr: Optional[IO] = None) -> Dict[str, Any]:
     """Train the config's mst_parser on ``workers`` Ray actors by parameter
     mixing; write ``output_path/model-last`` and ``model-best``. Returns a
     summary with one record per epoch (scores and wall times)."""
@@ -162,6 +162,8 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
 
     from .. import evaluation  # noqa: F401  (registers the factories)
 
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
     msg = Printer(no_print=True)
     config = util.load_config(config_path, overrides=overrides or {}, interpolate=False)
     stdout.write(msg.divider("Initializing pipeline") + "\n")
