@@ -110,6 +110,12 @@ def test_a_dead_worker_fails_clearly_and_writes_nothing(inputs, trained_pipeline
     assert not out.exists() and not list(tmp_path.glob(".out.conllu*"))
 
 
+def test_more_workers_than_cpus_is_refused(inputs, trained_pipeline, tmp_path):
+    with pytest.raises(DistributedError, match="needs 3 CPUs; the Ray cluster has 2"):
+        ray_parse(trained_pipeline, inputs / "dev40.conllu", tmp_path / "o.conllu", workers=3)
+    assert not (tmp_path / "o.conllu").exists()
+
+
 def test_gather_names_a_dead_worker_and_a_failed_task():
     @ray.remote(max_retries=0)
     def dies():

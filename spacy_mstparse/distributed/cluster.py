@@ -49,6 +49,10 @@ def ray_session(workers: int, address: Optional[str] = None) -> Iterator[object]
             raise DistributedError(f"Could not start or join {where}: {err}") from None
         started = True
     try:
+        n_cpus = int(ray.cluster_resources().get("CPU", 0))
+        if n_cpus < workers:  # the actors (one CPU each) would wait forever
+            raise DistributedError(
+                f"--workers {workers} needs {workers} CPUs; the Ray cluster has {n_cpus}")
         yield ray
     finally:
         if started:
