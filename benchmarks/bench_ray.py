@@ -65,6 +65,32 @@ def train_ray(workers: int, train: Path, dev: Path, epochs: int, out: Path) -> d
     return summary
 
 
+def speed_rounds(args, results, train_db: Path, dev_db: Path, work: Path, out_json: Path) -> None:
+    """1-epoch runs on a subset, 1 and 2 workers alternately: epoch wall time
+    (parallel phase + mixing) and the shards' CPU seconds."""
+    from spacy_mstparse.distributed.train import ray_train
+
+    runs = {1: [], 2: []}
+    overrides = {"paths.train": str(train_db), "paths.dev": str(dev_db), "training.max_epochs": 1,
+                 "corpora.train.limit": args.speed_limit}
+    for r in range(args.speed_rounds):
+        for workers in (1, 2) if r % 2 == 0 else (2, 1):
+            log(f"speed round {r + 1}: {workers} worker(s)")
+            load = os.getloadavg()
+            with open(work / f"speed-{workers}.log", "w") as logfile:
+                summary = ray_train(CONFIG, None, workers, overrides=overrides, stdout=logfile,
+                                    stderr=logfile)
+            epoch = summary["epochs"][0]
+            runs[workers].append({"epoch_seconds": epoch["train_seconds"] + epoch["mix_seconds"],
+                                  "shard_seconds": epoch["shard_seconds"],
+                                  "shard_cpu_seconds": epoch["shard_cpu_seconds"],
+                                  "loadavg_before": list(load)})
+    ratios = [a["epoch_seconds"] / b["epoch_seconds"] for a, b in zip(runs[1], runs[2])]
+    results["speed"] = {"limit": args.speed_limit, "runs": runs, "epoch_speedup_2_vs_1": ratios,
+                        "median_epoch_speedup_2_vs_1": statistics.median(ratios)}
+    save_results(results, out_json)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=Path, default=DEFAULT_TRAIN, help="training CoNLL-U")
@@ -75,6 +101,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="interleaved parse rounds")
     parser.add_argument("--skip-spacy-train", action="store_true",
                         help="no single-process spacy train baseline")
+    parser.add_argument("--skip-training", action="store_true",
+                        help="no training runs (parse with an earlier run's 2-worker model)")
+    parser.add_argument("--skip-parse", action="store_true", help="no parse throughput runs")
+    parser.add_argument("--speed-rounds", type=int, default=0,
+                        help="interleaved 1-epoch ray-train runs, 1 vs 2 workers, on the "
+                             "first --speed-limit training sentences (per-epoch wall and CPU)")
+    parser.add_argument("--speed-limit", type=int, default=4000)
+    parser.add_argument("--out", type=Path, default=RESULTS / "ray.json", help="results JSON")
     parser.add_argument("--pipe-worker", nargs=3, metavar=("MODEL", "INPUT", "N"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -87,12 +121,14 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     results = {"command": invocation("bench_ray"), "code": working_tree_code(),
                "machine": machine_info(), "epochs": args.epochs, "train": {}, "parse": {}}
-    out_json = RESULTS / "ray.json"
+    out_json = args.out
     train_db, dev_db = work / "train.spacy", work / "dev.spacy"
     convert_once(args.train, train_db, 1)
     convert_once(args.dev, dev_db, 1)
 
-    if not args.skip_spacy_train:
+    if args.speed_rounds:
+        speed_rounds(args, results, train_db, dev_db, work, out_json)
+    if not args.skip_spacy_train and not args.skip_training:
         log("spacy train (single process)")
         cmd = [sys.executable, "-m", "spacy", "train", str(CONFIG), "--output",
                rel(work / "spacy-train"), "--paths.train", rel(train_db), "--paths.dev",
@@ -103,7 +139,7 @@ def main() -> None:
                                     work / "spacy-train-dev.json")
         results["train"]["spacy_train"] = run
         log(f"  {run['wall_seconds']:.0f} s, dev UAS {run['dev']['uas']:.2f}")
-    for workers in (1, 2):
+    for workers in (() if args.skip_training else (1, 2)):
         log(f"ray-train, {workers} worker(s)")
         summary = train_ray(workers, train_db, dev_db, args.epochs, work / f"ray-train-{workers}")
         summary["dev"] = evaluate_model(work / f"ray-train-{workers}" / "model-last", args.dev,
@@ -113,6 +149,9 @@ def main() -> None:
             f"dev UAS {summary['dev']['uas']:.2f}")
         save_results(results, out_json)
 
+    if args.skip_parse:
+        finish_results(results, out_json, json.dumps(results.get("speed", {}), indent=2), None)
+        return
     model = work / "ray-train-2" / "model-last"
     runs = {"parse": [], "ray_parse_1": [], "ray_parse_2": [], "pipe_n_process_2": []}
     reference = work / "parse.conllu"
@@ -143,6 +182,9 @@ def main() -> None:
         wall = statistics.median(run["wall_seconds"] for run in name_runs)
         results["parse"][name] = {"runs": name_runs, "median_wall_seconds": wall,
                                   "speedup_vs_parse": base / wall}
+    if args.skip_training:
+        finish_results(results, out_json, json.dumps(results["parse"], indent=2), None)
+        return
     t1 = results["train"]["ray_1"]["epochs"]
     t2 = results["train"]["ray_2"]["epochs"]
     results["summary"] = {

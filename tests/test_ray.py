@@ -65,6 +65,7 @@ def tagged_pipeline(trained_pipeline, sample_train, tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_ray_parse_writes_what_parse_writes(inputs, tagged_pipeline, trained_pipeline, tmp_path):
     out = tmp_path / "ray"
     summary = ray_parse(tagged_pipeline, inputs, out, workers=2, gold_tags=False, chunk_size=7)

@@ -98,8 +98,9 @@ class ShardTrainer:
 
     def train_epoch(self, epoch: int, arc, label) -> Dict[str, Any]:
         """One pass over the shuffled shard from w = (arc, label); returns
-        ``GraphTrainer.epoch_state()`` with the loss, words, batches, seconds."""
-        start = time.perf_counter()
+        ``GraphTrainer.epoch_state()`` with the loss, words, batches, wall
+        and CPU seconds."""
+        start, cpu_start = time.perf_counter(), time.process_time()
         trainer = _trainer(self.nlp.get_pipe(self.parser))
         trainer.restart_from({"arc": arc, "label": label})
         random.Random(f"{self.seed}/{epoch}/{self.index}").shuffle(self.examples)
@@ -113,7 +114,8 @@ class ShardTrainer:
         state = trainer.epoch_state()
         state.update(loss=losses.get(self.parser, 0.0), batches=n_batches,
                      words=sum(len(eg) for eg in self.examples),
-                     seconds=time.perf_counter() - start)
+                     seconds=time.perf_counter() - start,
+                     cpu_seconds=time.process_time() - cpu_start)
         return state
 
 
@@ -250,6 +252,7 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
                         "train_seconds": t1 - t0, "mix_seconds": t2 - t1,
                         "eval_seconds": t3 - t2,
                         "shard_seconds": [s["seconds"] for s in states],
+                        "shard_cpu_seconds": [s["cpu_seconds"] for s in states],
                         "shard_sentences": [s["n_ticks"]["arc"] for s in states]})
             finally:
                 finalize_logger()
