@@ -340,5 +340,7 @@ def ray_parse_command(
         fail(f"Could not read or write a file: {err}")
     typer.echo(
         f"\u2714 Parsed {summary['input']} on {workers} Ray workers: {summary['docs']} docs, "
-        f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']}"
+        f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']} "
+        f"in {summary['seconds']:.1f} s ({summary['startup_seconds']:.1f} s starting Ray and "
+        "loading the pipeline)"
     )

@@ -79,7 +79,7 @@ def gather(refs: Sequence[object], names: Sequence[str],
             raise DistributedError(f"{name} failed on a Ray worker: {detail}") from None
         except (RayActorError, RayError) as err:
             raise DistributedError(
-                f"the Ray worker running {name} died ({_first_line(err)})") from None
+                f"a Ray worker died, task: {name} ({_first_line(err)})") from None
     return results
 
 

@@ -75,6 +75,9 @@ class ParseWorker:
 
         self.nlp = pipeline_from_bytes(*pipeline)
 
+    def ready(self) -> bool:
+        return True
+
     def parse_chunk(self, fmt: str, payload, copy_attrs: Sequence[str], batch_size: int,
                     first_doc: int, first_sentence: int, input_path: str,
                     output_path: str) -> Dict[str, Any]:
@@ -118,6 +121,9 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
         actor_cls = ray.remote(num_cpus=1)(ParseWorker)
         actors = [actor_cls.remote(pipeline_ref) for _ in range(workers)]
         try:
+            gather([a.ready.remote() for a in actors],
+                   [f"loading the pipeline on worker {i + 1}" for i in range(workers)])
+            ready = time.perf_counter()
             submitted, k = [], 0
             for inp, out, file_fmt, items, copy_attrs in jobs:
                 refs, names, n_sents = [], [], 0
@@ -145,6 +151,7 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
             kill_actors(actors)
     return {"input": str(input_path), "output": str(output_path), "workers": workers,
             "files": files, "seconds": time.perf_counter() - start,
+            "startup_seconds": ready - start,
             **{key: sum(f[key] for f in files) for key in ("docs", "sentences", "tokens")}}
 
 
