@@ -14,7 +14,8 @@ from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.distributed import (RAY_MISSING, MixedWeights, UnmixableLearnerError,
                                         check_mixable)
-from spacy_mstparse.distributed.mixing import mix_vectors, mixture_coefficients
+from spacy_mstparse.distributed.mixing import (mix_vectors, mixture_coefficients, pack,
+                                               packed_nbytes, unpack)
 from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.graph import GraphModel, GraphTrainer
@@ -153,3 +154,14 @@ def test_without_ray_the_commands_say_how_to_install_it(tmp_path, trained_pipeli
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == RAY_MISSING
     assert "Traceback" not in result.stderr and not out.exists()
+
+
+def test_pack_round_trips_dense_and_sparse_vectors():
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=1000).astype("float32")
+    sparse = np.zeros(1000, dtype="float32")
+    sparse[rng.choice(1000, 30, replace=False)] = rng.normal(size=30)
+    assert pack(dense)[0] == "dense" and pack(sparse)[0] == "sparse"
+    assert packed_nbytes(pack(sparse)) == 30 * 8 < sparse.nbytes
+    for vector in (dense, sparse, np.zeros(10, dtype="float32")):
+        np.testing.assert_array_equal(unpack(pack(vector)), vector)

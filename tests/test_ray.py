@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
              log_to_driver=False)
     yield
     ray.shutdown()

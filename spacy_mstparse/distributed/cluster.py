@@ -43,7 +43,7 @@ def ray_session(workers: int, address: Optional[str] = None) -> Iterator[object]
             if address:
                 ray.init(address=address, **kwargs)
             else:
-                ray.init(num_cpus=workers, **kwargs)
+                ray.init(address="local", num_cpus=workers, **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as err:
             where = f"the Ray cluster at {address}" if address else "a local Ray instance"
             raise DistributedError(f"Could not start or join {where}: {err}") from None

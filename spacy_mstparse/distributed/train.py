@@ -9,8 +9,8 @@ N shards, each sent once through Ray's object store as two DocBins
 (predicted and reference docs), as is the initialized pipeline (its config
 and ``nlp.to_bytes()``). One ``ShardTrainer`` actor per shard rebuilds the
 pipeline and its examples once. Every epoch the driver puts the mixed arc
-and label weights in the object store (one float32 array each, read
-zero-copy by the actors), every actor restarts its parser's trainer from
+and label weights in the object store (float32; the mostly-zero label table
+as indices and values, ``mixing.pack``; read zero-copy by the actors), every actor restarts its parser's trainer from
 them (``GraphTrainer.restart_from``), trains one pass over its shuffled
 shard through ``nlp.update`` (the one training loop, ``GraphTrainer``,
 batched by the config's batcher) and returns its weights, their mean over
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Dict, IO, List, Optional, Sequence, Tuple
 
 from .cluster import DistributedError, gather, kill_actors, ray_session, require_ray
-from .mixing import MixedWeights, check_mixable
+from .mixing import MixedWeights, check_mixable, pack, packed_nbytes, unpack
 
 DIR_MODEL_BEST = "model-best"
 DIR_MODEL_LAST = "model-last"
@@ -102,7 +102,7 @@ class ShardTrainer:
         and CPU seconds."""
         start, cpu_start = time.perf_counter(), time.process_time()
         trainer = _trainer(self.nlp.get_pipe(self.parser))
-        trainer.restart_from({"arc": arc, "label": label})
+        trainer.restart_from({"arc": unpack(arc), "label": unpack(label)})
         random.Random(f"{self.seed}/{epoch}/{self.index}").shuffle(self.examples)
         losses: Dict[str, float] = {}
         n_batches = 0
@@ -112,6 +112,8 @@ class ShardTrainer:
                             annotates=self.T["annotating_components"])
             n_batches += 1
         state = trainer.epoch_state()
+        for part in ("weights", "averages"):
+            state[part] = {name: pack(vector) for name, vector in state[part].items()}
         state.update(loss=losses.get(self.parser, 0.0), batches=n_batches,
                      words=sum(len(eg) for eg in self.examples),
                      seconds=time.perf_counter() - start,
@@ -214,11 +216,18 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
             try:
                 for epoch in range(T["max_epochs"]):
                     t0 = time.perf_counter()
-                    refs = {k: ray.put(w) for k, w in mixed.weights.items()}
+                    packed = {k: pack(w) for k, w in mixed.weights.items()}
+                    refs = {k: ray.put(p) for k, p in packed.items()}
                     states = gather(
                         [a.train_epoch.remote(epoch, refs["arc"], refs["label"]) for a in actors],
                         [f"epoch {epoch + 1} of shard {i + 1}" for i in range(len(actors))])
                     t1 = time.perf_counter()
+                    sent = sum(packed_nbytes(p) for p in packed.values())
+                    received = [sum(packed_nbytes(p) for part in ("weights", "averages")
+                                    for p in s[part].values()) for s in states]
+                    for state in states:
+                        for part in ("weights", "averages"):
+                            state[part] = {k: unpack(p) for k, p in state[part].items()}
                     mixed.mix(states, weighting)
                     trainer.set_mixed_state(mixed.state())
                     _trainer(pipe)  # the prediction weights are recomputed from the mixture
@@ -253,7 +262,8 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
                         "eval_seconds": t3 - t2,
                         "shard_seconds": [s["seconds"] for s in states],
                         "shard_cpu_seconds": [s["cpu_seconds"] for s in states],
-                        "shard_sentences": [s["n_ticks"]["arc"] for s in states]})
+                        "shard_sentences": [s["n_ticks"]["arc"] for s in states],
+                        "bytes_out_per_worker": sent, "bytes_in_per_worker": received})
             finally:
                 finalize_logger()
         finally:
