@@ -12,6 +12,8 @@ columns) or that returns an invalid tree. Nothing is written then.
     show      print the parses of a few sentences (and a displaCy SVG)
     calibrate fit an mst_parser's probability temperature on a dev set
     explain   the features behind one word's head and label
+    ray-train train an mst_parser on a Ray cluster (parameter mixing)
+    ray-parse parse files on a Ray cluster
 """
 import warnings
 from contextlib import contextmanager
@@ -252,3 +254,85 @@ def explain_command(
     except ValueError as err:  # a sentence or word number outside the file
         fail(str(err))
     typer.echo(format_explanation(expl, expl["names"], top=top))
+
+
+# -- on a Ray cluster (the optional extra spacy-mstparse[ray]) -------------------
+
+
+class Weighting(str, Enum):
+    uniform = "uniform"
+    shard_size = "shard-size"
+
+
+@contextmanager
+def distributed_errors() -> Iterator[None]:
+    """One line for no Ray, a dead worker, a learner that cannot be mixed."""
+    from .distributed import DistributedError, UnmixableLearnerError
+
+    try:
+        yield
+    except (DistributedError, UnmixableLearnerError) as err:
+        fail(str(err))
+
+
+@app.command(
+    "ray-train", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+)
+def ray_train_command(
+    ctx: typer.Context,
+    config_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Training config"),
+    output_path: Path = typer.Option(..., "--output", "-o", help="Output folder (model-best, model-last)"),
+    workers: int = typer.Option(2, "--workers", "-w", min=1, help="Ray workers (one shard each)"),
+    address: Optional[str] = typer.Option(
+        None, "--address", help="Join this Ray cluster ('auto': the local one); default: start one with N CPUs"),
+    weighting: Weighting = typer.Option(
+        Weighting.uniform, "--mixing", help="Mixture weights: uniform or by shard size"),
+) -> None:
+    """Train a config's mst_parser on a Ray cluster by iterative parameter
+    mixing (McDonald et al. 2010): one shard of the training corpus per
+    worker, the weights averaged after every epoch. Config overrides as for
+    spacy train (--paths.train X --paths.dev Y ...); writes model-best and
+    model-last as spacy train does."""
+    from spacy.cli._util import parse_config_overrides, show_validation_error
+
+    from .distributed.train import ray_train
+
+    overrides = parse_config_overrides(ctx.args)
+    try:
+        with distributed_errors(), show_validation_error(config_path):
+            ray_train(config_path, output_path, workers, address=address, overrides=overrides,
+                      weighting=weighting.value)
+    except OSError as err:
+        fail(f"Could not read or write a file: {err}")
+
+
+@app.command("ray-parse")
+def ray_parse_command(
+    model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
+    input_path: Path = typer.Argument(
+        ..., exists=True, readable=True,
+        help="CoNLL-U / CoNLL-X / text file, or a folder of them (.conllu .conll .conllx .txt)"),
+    output_path: Path = typer.Argument(..., help="Output CoNLL-U file (a folder for a folder)"),
+    workers: int = typer.Option(2, "--workers", "-w", min=1, help="Ray workers"),
+    address: Optional[str] = typer.Option(
+        None, "--address", help="Join this Ray cluster ('auto': the local one); default: start one with N CPUs"),
+    gold_tags: bool = typer.Option(False, "--gold-tags", help="CoNLL input: keep its tags as the parser's input"),
+    format: ParseFormat = typer.Option(ParseFormat.auto, "--format", "-f", help="Input format (as parse)"),
+    batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
+) -> None:
+    """Parse a file or a folder of files on Ray workers: the same CoNLL-U as
+    parse, in input order; nothing is written for a file whose parse failed."""
+    from .distributed.parse import ray_parse
+
+    try:
+        with user_errors(), warnings_to_stderr(), distributed_errors():
+            summary = ray_parse(model, input_path, output_path, workers, address=address,
+                                fmt=format.value, gold_tags=gold_tags, batch_size=batch_size)
+    except OSError as err:
+        fail(f"Could not read or write a file: {err}")
+    typer.echo(
+        f"\u2714 Parsed {summary['input']} on {workers} Ray workers: {summary['docs']} docs, "
+        f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']} "
+        f"in {summary['seconds']:.1f} s ({summary['startup_seconds']:.1f} s starting Ray and "
+        "loading the pipeline)"
+    )

@@ -60,8 +60,8 @@ from .corpus.conll import (
     InvalidTreeError,
     guess_format,
     read_conll_docs,
+    docs_to_conllu,
     sentence_bounds,
-    write_conllu,
 )
 from .scoring import PUNCT_LABELS, attachment_scores
 
@@ -568,7 +568,25 @@ def parse_file(
     predicts are taken from the file (with a warning; see ``plan_tags``).
     Text input: one document per non-empty line, processed by the whole
     pipeline from its tokenizer on. Every written sentence is checked to be
-    one tree with one root. Returns a summary."""
+    one tree with one root. Returns a summary.
+
+    The steps (``check_parse_args``, ``read_parse_input``, ``parse_items``,
+    ``render_parses``) are the ones ``ray-parse`` runs on chunks."""
+    fmt = check_parse_args(input_path, output_path, fmt, gold_tags, batch_size)
+    if nlp is None:
+        nlp = load_pipeline(model)
+    items, copy_attrs = read_parse_input(nlp, model, input_path, fmt, gold_tags)
+    start = time.perf_counter()
+    docs, n_dropped = parse_items(nlp, fmt, items, copy_attrs, batch_size, progress)
+    warn_resegmented(input_path, n_dropped)
+    seconds = time.perf_counter() - start
+    atomic_write_text(output_path, render_parses(docs, input_path, output_path))
+    return parse_summary(input_path, output_path, fmt, docs, seconds)
+
+
+def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold_tags: bool,
+                     batch_size: int) -> str:
+    """The checks made before the pipeline loads; returns the resolved format."""
     if fmt not in PARSE_FORMATS:
         raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
     if batch_size < 1:
@@ -582,46 +600,83 @@ def parse_file(
         raise EvaluationError(
             f"{input_path}: gold tags need a CoNLL-U / CoNLL-X input (plain text has no tags)"
         )
-    if nlp is None:
-        nlp = load_pipeline(model)
+    return fmt
+
+
+def read_parse_input(
+    nlp: Language, model: PathLike, input_path: PathLike, fmt: str, gold_tags: bool
+) -> Tuple[List[Any], Tuple[str, ...]]:
+    """The input's items (text lines, or gold Docs for CoNLL) and the tag
+    attributes copied from the file (``plan_tags``, which warns)."""
     parsers = parser_components(nlp, model)
-    start = time.perf_counter()
     if fmt == "text":
         lines = _read_text(input_path)
         if not lines:
             raise EmptyInputError(input_path, "text")
         plan_tags(nlp, parsers, None, False, input_path, model)
-        docs = [nlp.make_doc(line) for line in lines]
+        return lines, ()
+    gold_docs = _read_gold(input_path, nlp.vocab, fmt)
+    plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model)
+    return gold_docs, tuple(plan.copy_attrs)
+
+
+def parse_items(
+    nlp: Language,
+    fmt: str,
+    items: Sequence[Any],
+    copy_attrs: Sequence[str] = (),
+    batch_size: int = 64,
+    progress: Optional[bool] = None,
+    first_doc: int = 1,
+) -> Tuple[List[Doc], int]:
+    """Run the pipeline on text lines or gold Docs (``read_parse_input``);
+    returns the parsed Docs, with the input's comments, multiword tokens and
+    MISC where the sentences still match, and how many did not.
+    ``first_doc``: the number of the first item in the file (messages)."""
+    if fmt == "text":
+        docs = [nlp.make_doc(line) for line in items]
         docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
-    else:
-        gold_docs = _read_gold(input_path, nlp.vocab, fmt)
-        plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model)
-        docs = make_input_docs(gold_docs, nlp.vocab, copy_attrs=plan.copy_attrs)
-        docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
-        n_dropped = 0
-        for k, (gold, doc) in enumerate(zip(gold_docs, docs), 1):
-            _check_same_words(gold, doc, k, nlp)
-            data = gold.user_data.get(USER_DATA_KEY)
-            if data is not None:
-                # Comments, multiword tokens, MISC of the input, unless the
-                # pipeline's sentences no longer match them.
-                doc.user_data[USER_DATA_KEY] = copy.deepcopy(data)
-                if not _fits_stored_sentences(doc):
-                    del doc.user_data[USER_DATA_KEY]
-                    n_dropped += 1
-        if n_dropped:
-            warnings.warn(
-                f"{n_dropped} sentence(s) of {input_path} were re-segmented by the pipeline: "
-                "their comments and multiword tokens are not written"
-            )
-    seconds = time.perf_counter() - start
+        return docs, 0
+    docs = make_input_docs(items, nlp.vocab, copy_attrs=list(copy_attrs))
+    docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
+    n_dropped = 0
+    for k, (gold, doc) in enumerate(zip(items, docs), first_doc):
+        _check_same_words(gold, doc, k, nlp)
+        data = gold.user_data.get(USER_DATA_KEY)
+        if data is not None:
+            # Comments, multiword tokens, MISC of the input, unless the
+            # pipeline's sentences no longer match them.
+            doc.user_data[USER_DATA_KEY] = copy.deepcopy(data)
+            if not _fits_stored_sentences(doc):
+                del doc.user_data[USER_DATA_KEY]
+                n_dropped += 1
+    return docs, n_dropped
+
+
+def warn_resegmented(input_path: PathLike, n_dropped: int) -> None:
+    if n_dropped:
+        warnings.warn(
+            f"{n_dropped} sentence(s) of {input_path} were re-segmented by the pipeline: "
+            "their comments and multiword tokens are not written"
+        )
+
+
+def render_parses(
+    docs: Sequence[Doc], input_path: PathLike, output_path: PathLike, first_sentence: int = 1
+) -> str:
+    """The CoNLL-U text of parsed Docs (basic trees only), each sentence
+    checked to be one tree (``EvaluationError`` otherwise)."""
     try:
-        write_conllu(docs, output_path, enhanced_deps=False)
+        return docs_to_conllu(docs, enhanced_deps=False, first_number=first_sentence)
     except InvalidTreeError as err:
         raise EvaluationError(
             f"the pipeline returned an invalid tree for {input_path}, {err}; "
             f"nothing was written to {output_path}"
         ) from err
+
+
+def parse_summary(input_path: PathLike, output_path: PathLike, fmt: str, docs: Sequence[Doc],
+                  seconds: float) -> Dict[str, Any]:
     return {
         "input": str(input_path),
         "output": str(output_path),

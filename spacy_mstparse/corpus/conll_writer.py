@@ -233,13 +233,14 @@ def doc_to_conllu(doc: Doc, enhanced_deps: bool = True, check_trees: bool = True
 
 
 def docs_to_conllu(
-    docs: Iterable[Doc], enhanced_deps: bool = True, check_trees: bool = True
+    docs: Iterable[Doc], enhanced_deps: bool = True, check_trees: bool = True,
+    first_number: int = 1,
 ) -> str:
     """Render Docs as one CoNLL-U string (ids restart at 1 per sentence);
-    see ``doc_to_conllu``. Sentences are numbered from 1 across all Docs in
-    error messages."""
+    see ``doc_to_conllu``. Sentences are numbered from ``first_number``
+    across all Docs in error messages."""
     parts = []
-    number = 1
+    number = first_number
     for doc in docs:
         text, n = _render_doc(doc, enhanced_deps, check_trees, number)
         parts.append(text)

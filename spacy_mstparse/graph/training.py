@@ -33,7 +33,7 @@ this class.
 """
 import time
 import warnings
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 
@@ -205,6 +205,38 @@ class GraphTrainer:
         """Copy the prediction weights into the model and return it."""
         self.model.set_weights(*self.prediction_weights())
         return self.model
+
+    # -- iterative parameter mixing (spacy_mstparse.distributed.mixing) --------------
+    def tables(self) -> Dict[str, WeightTable]:
+        return {"arc": self.arc_table, "label": self.label_table}
+
+    def restart_from(self, weights: Dict[str, numpy.ndarray]) -> None:
+        """A shard's epoch start: every table continues from w = ``weights[name]``
+        with its average restarted (``WeightTable.restart_average``)."""
+        self.flush()
+        for name, table in self.tables().items():
+            table.restart_average(weights[name])
+
+    def epoch_state(self) -> Dict[str, dict]:
+        """A shard's epoch end: per table the current weights, the mean of the
+        weights over the ticks since ``restart_from`` and their number."""
+        self.flush()
+        tables = self.tables()
+        return {"weights": {k: t.current() for k, t in tables.items()},
+                "averages": {k: t.averaged() for k, t in tables.items()},
+                "n_ticks": {k: int(t.n_ticks) for k, t in tables.items()}}
+
+    def set_mixed_state(self, state: Dict[str, dict]) -> None:
+        """Hold the mixed weights ``state["weights"][name]`` as the current w
+        and ``totals / n_ticks`` as the average (``MixedWeights.state()``):
+        scale 1, every bucket flushed at time 0, so the averaging invariant
+        of ``WeightTable`` holds."""
+        self.flush()
+        for name, table in self.tables().items():
+            totals = numpy.array(state["totals"][name], dtype="float64")
+            table.set_state({"v": state["weights"][name], "acc": totals,
+                             "stamp": numpy.zeros_like(totals), "scale": 1.0, "cum_scale": 0.0,
+                             "n_ticks": int(state["n_ticks"][name])})
 
 
 def add_hamming_loss(arc: numpy.ndarray, heads: numpy.ndarray) -> None:

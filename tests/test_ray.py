@@ -1,0 +1,202 @@
+"""ray-train and ray-parse on a local Ray instance with 2 CPUs (one instance
+for the module): ray-parse writes what parse writes (file, folder, text, chunks on
+both workers), ray-train on the bundled sample writes model-best /
+model-last that spacy.load parses with, refusals, and a worker that dies:
+one clear error and no output file."""
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.language import Language
+from typer.testing import CliRunner
+
+ray = pytest.importorskip("ray")
+
+from spacy_mstparse.cli import app  # noqa: E402
+from spacy_mstparse.corpus.convert import convert  # noqa: E402
+from spacy_mstparse.distributed import DistributedError, UnmixableLearnerError  # noqa: E402
+from spacy_mstparse.distributed.cluster import gather  # noqa: E402
+from spacy_mstparse.distributed.parse import ParseBatch, ray_parse  # noqa: E402
+from spacy_mstparse.distributed.train import ray_train  # noqa: E402
+from spacy_mstparse.evaluation import EvaluationError, parse_file  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
+             log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory, sample_dev):
+    """A folder with 40 CoNLL-U sentences of the dev sample and 9 text lines."""
+    folder = tmp_path_factory.mktemp("ray_inputs")
+    blocks = sample_dev.read_text(encoding="utf8").split("\n\n")[:40]
+    (folder / "dev40.conllu").write_text("\n\n".join(blocks) + "\n\n", encoding="utf8")
+    texts = [line[len("# text = "):] for line in "\n".join(blocks).splitlines()
+             if line.startswith("# text = ")][:9]
+    (folder / "lines.txt").write_text("\n".join(texts) + "\n", encoding="utf8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tagged_pipeline(trained_pipeline, sample_train, tmp_path_factory):
+    """The trained parser behind an (untrained, initialized) tagger and
+    morphologizer, so that it parses plain text: the tags are arbitrary but
+    deterministic, which is all the comparisons need."""
+    from spacy.training import Example
+
+    from spacy_mstparse.corpus.conll import read_conllu
+
+    nlp = spacy.load(trained_pipeline)
+    refs = [doc for _, doc in zip(range(50), read_conllu(sample_train, nlp.vocab))]
+    examples = [Example(nlp.make_doc(ref.text), ref) for ref in refs]
+    for name in ("tagger", "morphologizer"):
+        nlp.add_pipe(name, before="mst_parser").initialize(lambda: examples, nlp=nlp)
+    path = tmp_path_factory.mktemp("tagged") / "tagged"
+    nlp.to_disk(path)
+    return path
+
+
+@pytest.mark.slow
+def test_ray_parse_writes_what_parse_writes(inputs, tagged_pipeline, trained_pipeline, tmp_path):
+    out = tmp_path / "ray"
+    summary = ray_parse(tagged_pipeline, inputs, out, workers=2, gold_tags=False, chunk_size=7)
+    assert [f["docs"] for f in summary["files"]] == [40, 9]
+    for name, fmt in (("dev40", "conllu"), ("lines", "text")):
+        source = next(inputs.glob(f"{name}.*"))
+        reference = tmp_path / f"{name}.ref.conllu"
+        parse_file(tagged_pipeline, source, reference, progress=False)
+        ours = (out / f"{name}.conllu").read_bytes()
+        assert ours == reference.read_bytes() and ours.count(b"\n\n") >= 9
+    # one file, gold tags, through the CLI (one chunk per worker and more)
+    single = tmp_path / "single.conllu"
+    result = CliRunner().invoke(app, ["ray-parse", str(trained_pipeline), str(inputs / "dev40.conllu"),
+                                      str(single), "--workers", "2", "--gold-tags"])
+    assert result.exit_code == 0, result.output
+    reference = tmp_path / "gold.conllu"
+    parse_file(trained_pipeline, inputs / "dev40.conllu", reference, gold_tags=True, progress=False)
+    assert single.read_bytes() == reference.read_bytes()
+
+
+def test_ray_parse_refuses_to_overwrite_its_input(inputs, trained_pipeline):
+    target = inputs / "dev40.conllu"
+    before = target.read_bytes()
+    result = CliRunner().invoke(app, ["ray-parse", str(trained_pipeline), str(target), str(target)])
+    assert result.exit_code == 1 and "Refusing to write" in result.output
+    assert target.read_bytes() == before
+
+
+@Language.component("test_ray_driver_only")
+def driver_only_component(doc):
+    """Registered in this process only: a worker cannot build the pipeline."""
+    return doc
+
+
+def test_a_dead_worker_fails_clearly_and_writes_nothing(inputs, trained_pipeline, tmp_path):
+    nlp = spacy.load(trained_pipeline)
+    nlp.add_pipe("test_ray_driver_only")
+    model = tmp_path / "needs_custom_code"
+    nlp.to_disk(model)
+    out = tmp_path / "out.conllu"
+    with pytest.raises(DistributedError, match="a Ray worker died, task: loading the pipeline"):
+        ray_parse(model, inputs / "dev40.conllu", out, workers=2)
+    assert not out.exists() and not list(tmp_path.glob(".out.conllu*"))
+
+
+def test_more_workers_than_cpus_is_refused(inputs, trained_pipeline, tmp_path):
+    with pytest.raises(DistributedError, match="needs 3 CPUs; the Ray cluster has 2"):
+        ray_parse(trained_pipeline, inputs / "dev40.conllu", tmp_path / "o.conllu", workers=3)
+    assert not (tmp_path / "o.conllu").exists()
+
+
+def test_gather_names_a_dead_worker_and_a_failed_task():
+    @ray.remote(max_retries=0)
+    def dies():
+        os._exit(1)
+
+    @ray.remote(max_retries=0)
+    def raises(error):
+        raise error
+
+    with pytest.raises(DistributedError, match="a Ray worker died, task: chunk 1"):
+        gather([dies.remote()], ["chunk 1"])
+    with pytest.raises(DistributedError, match="chunk 2 failed on a Ray worker: KeyError"):
+        gather([raises.remote(KeyError("x"))], ["chunk 2"])
+    with pytest.raises(EvaluationError, match="bad input"):
+        gather([raises.remote(EvaluationError("bad input"))], ["chunk 3"],
+               expected=(EvaluationError,))
+
+
+def test_parse_batch_for_ray_data(inputs, tagged_pipeline, tmp_path):
+    lines = (inputs / "lines.txt").read_text(encoding="utf8").splitlines()
+    reference = tmp_path / "lines.conllu"
+    parse_file(tagged_pipeline, inputs / "lines.txt", reference, progress=False)
+    parse = ParseBatch(str(tagged_pipeline))
+    out = parse({"text": lines[:3] + ["  "] + lines[3:], "id": list(range(len(lines) + 1))})
+    assert out["conllu"][3] == "" and list(out["id"]) == list(range(len(lines) + 1))
+    assert "".join(out["conllu"]) == reference.read_text(encoding="utf8")
+    data = pytest.importorskip("ray.data")
+    pytest.importorskip("pyarrow")
+    ds = data.from_items([{"text": line} for line in lines]).map_batches(
+        ParseBatch, fn_constructor_kwargs={"model": str(tagged_pipeline)}, concurrency=1,
+        batch_size=4)
+    assert "".join(row["conllu"] for row in ds.take_all()) == reference.read_text(encoding="utf8")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, sample_train, sample_dev):
+    folder = tmp_path_factory.mktemp("ray_corpus")
+    convert(sample_train, folder / "train.spacy", format="conllu", n_sents=1, vocab_lang="en")
+    convert(sample_dev, folder / "dev.spacy", format="conllu", n_sents=1, vocab_lang="en")
+    return folder
+
+
+def overrides(corpus, **more):
+    return {"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy"),
+            "corpora.train.limit": 300, "training.max_epochs": 2, **more}
+
+
+@pytest.mark.slow
+def test_ray_train_writes_pipelines_spacy_loads(corpus, tmp_path, sample_dev, capsys):
+    out = tmp_path / "training"
+    summary = ray_train(REPO / "configs" / "mst_parser.cfg", out, workers=2,
+                        overrides=overrides(corpus, **{"components.mst_parser.learner.k": 1}))
+    printed = capsys.readouterr().out
+    assert [r["epoch"] for r in summary["epochs"]] == [1, 2]
+    assert sum(summary["epochs"][0]["shard_sentences"]) == 300
+    assert "DEP_UAS" in printed and "Saved pipeline" in printed
+    for name in ("model-best", "model-last"):
+        nlp = spacy.load(out / name)
+        assert nlp.pipe_names == ["mst_parser"]
+        meta = json.loads((out / name / "meta.json").read_text())
+        assert meta["performance"]["dep_uas"] > 0.5
+    last = summary["epochs"][-1]["other_scores"]["dep_uas"]
+    meta = json.loads((out / "model-last" / "meta.json").read_text())
+    assert meta["performance"]["dep_uas"] == pytest.approx(last, abs=1e-9)
+    # the saved pipeline parses dev as the driver did after the last epoch
+    result = CliRunner().invoke(app, ["evaluate", str(out / "model-last"), str(sample_dev),
+                                      "--gold-tags", "--output", str(tmp_path / "m.json")])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((tmp_path / "m.json").read_text())
+    assert metrics["spacy_dep_uas"] == pytest.approx(100 * last, abs=1e-6)
+
+
+def test_ray_train_refuses_unmixable_learners_and_other_trained_components(corpus, tmp_path):
+    pegasos = {"components.mst_parser.learner": {"@mst_learners": "spacy_mstparse.Pegasos.v1"}}
+    with pytest.raises(UnmixableLearnerError, match="Pegasos"):
+        ray_train(REPO / "configs" / "mst_parser.cfg", tmp_path / "p", workers=2,
+                  overrides=overrides(corpus, **pegasos))
+    result = CliRunner().invoke(app, [
+        "ray-train", str(REPO / "configs" / "mst_parser_tagged.cfg"), "--output", str(tmp_path / "t"),
+        "--paths.train", str(corpus / "train.spacy"), "--paths.dev", str(corpus / "dev.spacy"),
+        "--corpora.train.limit", "20"])
+    assert result.exit_code == 1 and "exactly one mst_parser" in result.output
+    assert not (tmp_path / "t" / "model-last").exists()
