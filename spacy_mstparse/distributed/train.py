@@ -9,9 +9,10 @@ N shards, each sent once through Ray's object store as two DocBins
 (predicted and reference docs), as is the initialized pipeline (its config
 and ``nlp.to_bytes()``). One ``ShardTrainer`` actor per shard rebuilds the
 pipeline and its examples once. Every epoch the driver puts the mixed arc
-and label weights in the object store (float32; the mostly-zero label table
-as indices and values, ``mixing.pack``; read zero-copy by the actors), every actor restarts its parser's trainer from
-them (``GraphTrainer.restart_from``), trains one pass over its shuffled
+and label weights in the object store (float32; the mostly-zero label
+table as indices and values, ``mixing.pack``; read zero-copy by the
+actors), every actor restarts its parser's trainer from them
+(``GraphTrainer.restart_from``), trains one pass over its shuffled
 shard through ``nlp.update`` (the one training loop, ``GraphTrainer``,
 batched by the config's batcher) and returns its weights, their mean over
 the epoch and the tick counts; the driver mixes them
