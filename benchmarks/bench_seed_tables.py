@@ -77,6 +77,9 @@ def systems(lambdas: List[float]) -> Dict[str, Dict[str, Any]]:
         "mira_auto": {"order": 1, "decoder": "auto", "learner": MIRA_K5},
         "o2_mira_cle": {"order": 2, "decoder": "chu_liu_edmonds", "learner": MIRA_K5},
         "o2_mira_auto": {"order": 2, "decoder": "auto", "learner": MIRA_K5},
+        # One tree per update, as second-order CLE trained before its approximate k-best list.
+        "o2_mira_cle_k1": {"order": 2, "decoder": "chu_liu_edmonds",
+                           "learner": {**MIRA_K5, "k": 1}},
         "mira_v1": {"order": 1, "decoder": "eisner", "learner": MIRA_K5, "features": FEATURES_V1},
         "o2_mira_v1": {"order": 2, "decoder": "eisner", "learner": MIRA_K5,
                        "features": FEATURES_V1},

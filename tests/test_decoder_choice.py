@@ -55,6 +55,11 @@ def test_nonprojective_arc_share_by_hand():
     assert choose_decoder([crossing, chain], 1 / 7)[0] == "eisner"
     assert choose_decoder([chain], 0.0) == (
         "eisner", {"nonprojective_arc_share": 0.0, "nonprojective_threshold": 0.0, "trees": 1})
+    # second order: also above 1%
+    assert choose_decoder([crossing, chain], 1 / 7 - 1e-9, order=2)[0] == "chu_liu_edmonds"
+    many = [crossing] + [chain] * 40  # 1 arc in 124
+    assert choose_decoder(many, 0.003)[0] == "chu_liu_edmonds"
+    assert choose_decoder(many, 0.003, order=2)[0] == "eisner"
 
 
 # A tiny language whose "VXNY" sentences have one crossing arc (Y -> X over N,
@@ -127,6 +132,18 @@ def test_auto_picks_eisner_on_projective_data_or_rare_crossings():
     _, parser, _ = auto_parser(lambda nlp: language(nlp, 60, 0.2), {"nonprojective_threshold": 0.1})
     assert parser.cfg["decoder_choice"]["nonprojective_arc_share"] == share
     assert parser.decoder == "eisner"
+    # second order: the share must also exceed 1% (the non-projective
+    # second-order decoder is approximate)
+    examples_of = lambda nlp: language(nlp, 300, 0.02)  # noqa: E731
+    _, parser, _ = auto_parser(examples_of)
+    share = parser.cfg["decoder_choice"]["nonprojective_arc_share"]
+    assert parser.cfg["nonprojective_threshold"] < share < 0.01
+    assert parser.decoder == "chu_liu_edmonds"
+    _, parser, _ = auto_parser(examples_of, {"order": 2})
+    assert parser.cfg["decoder_choice"]["nonprojective_arc_share"] == share
+    assert parser.decoder == "eisner"
+    _, parser, _ = auto_parser(lambda nlp: language(nlp, 60, 0.2), {"order": 2})
+    assert parser.decoder == "chu_liu_edmonds"
     # a fixed decoder is kept, and no choice is recorded
     _, parser, _ = auto_parser(lambda nlp: language(nlp, 20, 0.5), {"decoder": "eisner"})
     assert parser.decoder == "eisner" and "decoder_choice" not in parser.cfg

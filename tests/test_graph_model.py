@@ -13,7 +13,15 @@ from spacy.training import Example
 
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
-from spacy_mstparse.decoders import chu_liu_edmonds, eisner, eisner_k_best
+from spacy_mstparse.decoders import (
+    approximate_nonprojective,
+    chu_liu_edmonds,
+    eisner,
+    eisner_k_best,
+    improve_tree,
+    is_valid_tree,
+    second_order_tree_score,
+)
 from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.features.hashing import string_id
@@ -66,9 +74,22 @@ def test_decoder_table_dispatches_each_variant():
     assert all(np.array_equal(a, b) for a, b in zip(k_best, eisner_k_best(arc, None, 3)[0]))
     cle = decode("chu_liu_edmonds", arc, None, 3)
     assert len(cle) == 3 and np.array_equal(cle[0], chu_liu_edmonds(arc))
-    # no second-order k-best variant for Chu-Liu-Edmonds: one tree
+    # second-order Chu-Liu-Edmonds: an approximate k-best list, the k best of
+    # the projective k best and their climbs by arc moves: distinct valid
+    # trees, best first, the first the best climb (at least the 1-best's score)
     sib = rng.normal(size=(7, 7, 7)).astype("float32")
-    assert len(decode("chu_liu_edmonds", arc, sib, 3)) == 1
+    trees = decode("chu_liu_edmonds", arc, sib, 3)
+    projective = eisner_k_best(arc, sib, 3)[0]
+    candidates = {t.tobytes(): t for p in projective for t in (p, improve_tree(arc, sib, p))}
+    expected = sorted(candidates.values(), key=lambda t: -second_order_tree_score(arc, sib, t))
+    assert len(trees) == min(3, len(candidates)) == 3
+    assert [t.tolist() for t in trees] == [t.tolist() for t in expected[:3]]
+    assert all(is_valid_tree(t) for t in trees)
+    assert np.array_equal(improve_tree(arc, sib, trees[0]), trees[0])
+    one_best = approximate_nonprojective(arc, sib)
+    assert np.array_equal(decode("chu_liu_edmonds", arc, sib)[0], one_best)
+    assert (second_order_tree_score(arc, sib, trees[0])
+            >= second_order_tree_score(arc, sib, one_best) - 1e-9)
     assert set(DECODERS) == {"eisner", "chu_liu_edmonds"}
     with pytest.raises(ValueError, match="decoder"):
         new_model(["root"], decoder="cky")

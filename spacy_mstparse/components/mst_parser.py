@@ -81,7 +81,8 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
         "auto" (Chu-Liu-Edmonds when more than ``nonprojective_threshold``
-        of the training arcs are non-projective; graph/decoder_choice.py).
+        of the training arcs are non-projective, at second order also more
+        than 1%; graph/decoder_choice.py).
         With ``order = 2`` the non-projective decoder is the approximate
         second-order one.
     order: 1 (arc-factored) or 2 (arcs plus adjacent-sibling factors).
@@ -187,7 +188,7 @@ class MSTParser(DependencyPipe):
         gold = list(self.training_sentences(get_examples()))
         if self.cfg["decoder"] == "auto":
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
-                [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"])
+                [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
         self.trainer = GraphTrainer(self.graph, self.learner)
         self.trainer.begin(gold)
