@@ -109,9 +109,10 @@ class DependencyPipe(Pipe):
         sentences of their own: so for a reference with missing heads the
         sentences are those of the predicted doc when it has boundaries
         (e.g. ``GoldAnnotationsCorpus``, a senter), else the whole doc is one
-        sentence. A sentence without any known head is left out. Documents whose tokenization differs from the
-        reference and sentences with heads outside the sentence are skipped.
-        Every skip is warned about (once, never silently)."""
+        sentence. A sentence without any known head is left out. Documents
+        whose tokenization differs from the reference and sentences with
+        heads outside the sentence are skipped. Every skip is warned about
+        (once, never silently)."""
         ref = eg.reference
         if not ref.has_annotation("DEP"):
             return
