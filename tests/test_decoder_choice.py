@@ -147,3 +147,42 @@ def test_auto_picks_eisner_on_projective_data_or_rare_crossings():
     # a fixed decoder is kept, and no choice is recorded
     _, parser, _ = auto_parser(lambda nlp: language(nlp, 20, 0.5), {"decoder": "eisner"})
     assert parser.decoder == "eisner" and "decoder_choice" not in parser.cfg
+
+
+def test_partial_trees_are_left_out_of_the_share():
+    crossing = numpy.array([-1, 0, 4, 1, 1])
+    chain = numpy.array([-1, 2, 0, 2])
+    unknown = numpy.array([-1, 2, 0, -1])  # word 3's head not annotated
+    assert nonprojective_arc_share([crossing, chain, unknown]) == pytest.approx(1 / 7)
+    assert choose_decoder([chain, unknown], 0.0)[1]["trees"] == 1
+
+
+def test_auto_with_partially_annotated_examples():
+    """Training examples with missing heads (partial annotation) train with
+    ``auto``: the choice rests on the complete trees only."""
+
+    def partly_annotated(nlp):
+        examples = language(nlp, 60, 0.5, seed=3)
+        out = []
+        for i, eg in enumerate(examples):
+            ref = eg.reference
+            if i % 3:
+                out.append(eg)
+                continue
+            heads = [t.head.i for t in ref]
+            heads[-1] = None  # the last word's head is not annotated
+            deps = [t.dep_ for t in ref]
+            deps[-1] = None
+            doc = Doc(nlp.vocab, words=[t.text for t in ref], pos=[t.pos_ for t in ref],
+                      tags=[t.tag_ for t in ref], heads=heads, deps=deps)
+            out.append(Example(gold_annotated_doc(Example(doc, doc)), doc))
+        return out
+
+    _, parser, examples = auto_parser(partly_annotated)
+    complete = [eg for i, eg in enumerate(examples) if i % 3]
+    n_crossing = sum(len(eg.reference) == 4 for eg in complete)
+    n_arcs = sum(len(eg.reference) for eg in complete)
+    choice = parser.cfg["decoder_choice"]
+    assert choice["trees"] == len(complete)
+    assert choice["nonprojective_arc_share"] == pytest.approx(n_crossing / n_arcs)
+    parser.update(examples[:10])  # the partial ones train too

@@ -31,7 +31,10 @@ SECOND_ORDER_MIN_SHARE = 0.01
 
 
 def nonprojective_arc_share(trees: Sequence[numpy.ndarray]) -> float:
-    """Share of the arcs of ``trees`` (head arrays) that are non-projective."""
+    """Share of the arcs of ``trees`` (head arrays) that are non-projective.
+    Partial trees (a head -1: unknown) are left out: an unknown head can make
+    any known arc non-projective or not."""
+    trees = [heads for heads in trees if min(heads[1:], default=0) >= 0]
     n_arcs = sum(len(heads) - 1 for heads in trees)
     n_nonproj = sum(len(nonprojective_arcs(heads)) for heads in trees)
     return n_nonproj / n_arcs if n_arcs else 0.0
@@ -47,6 +50,7 @@ def choose_decoder(trees: Sequence[numpy.ndarray], threshold: float,
     if order == 2:
         threshold = max(threshold, SECOND_ORDER_MIN_SHARE)
     name = NONPROJECTIVE if share > threshold else PROJECTIVE
+    complete = sum(1 for heads in trees if min(heads[1:], default=0) >= 0)
     info = {"nonprojective_arc_share": share, "nonprojective_threshold": threshold,
-            "trees": len(trees)}
+            "trees": complete}
     return name, info
