@@ -84,9 +84,12 @@ def heads_of(docs):
 
 
 def python_path_pipe(parser, docs):
-    """The per-sentence Python prediction (``analyse`` for every sentence)."""
+    """The per-sentence Python prediction (``analyse`` for every sentence),
+    float weights, no pruning."""
     from spacy_mstparse.components import extensions
 
+    parser.cfg["quantize_weights"] = False
+    parser.graph.keep_heads = 0
     parser.prediction_weights()
     for doc in docs:
         chunks = parser.chunk_spans(parser.sentence_spans(doc))
@@ -97,7 +100,8 @@ def python_path_pipe(parser, docs):
 def profile(parser, docs, quantized, repeats=3):
     """Seconds of each stage of the first-order parse of ``docs``."""
     graph = parser.graph
-    graph.quantize_weights = quantized
+    parser.cfg["quantize_weights"] = quantized
+    graph.keep_heads = 0
     parser.prediction_weights()
     bounds = [parser.sentence_bounds(d) for d in docs]
 
