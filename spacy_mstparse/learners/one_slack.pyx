@@ -31,8 +31,9 @@ Cutting-plane iterates are not monotone: before convergence w can swing
 from pass to pass (on EWT, dev UAS between 66.8 and 83.2 over 30 passes).
 With ``keep_best`` (default) the model predicts with the iterate of the
 lowest primal objective seen so far (known exactly at the end of each
-pass), so a run stopped before convergence ends at its best iterate by the
-objective it minimises; ``keep_best = False`` predicts with the last w.
+pass; w = 0, the first pass's, is not a candidate), so a run stopped before
+convergence ends at its best iterate by the objective it minimises;
+``keep_best = False`` predicts with the last w.
 
 Inside ``spacy train`` the component feeds sentences in batches: the learner
 accumulates the constraint over |D| sentences (``begin_training`` tells it
@@ -207,7 +208,8 @@ cdef class OneSlackSSVM(Learner):
                   "n_constraints": len(self._constraints),
                   "seconds": time.perf_counter() - self._t0}
         self.history.append(record)
-        if self.keep_best and primal < self.best_primal:
+        # (w = 0 before the first constraint is not a candidate)
+        if self.keep_best and self.iteration > 0 and primal < self.best_primal:
             self.best_primal = primal
             self.best_iteration = self.iteration
             self._best_w = table.current()
