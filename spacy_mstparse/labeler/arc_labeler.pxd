@@ -23,6 +23,8 @@ cdef class ArcLabeler:
     cdef int transition_rows(self, Sentence s, const int32_t* heads, const int32_t* ctx,
                              int c, int prev_label, uint64_t* out) noexcept nogil
     cdef object _context(self, Sentence s, const int32_t[:] heads)
+    cdef void _arc_scores(self, Sentence s, const int32_t* heads, const int32_t* ctx,
+                          const float* w, int c, double* e) noexcept nogil
     cdef void _emissions(self, Sentence s, const int32_t* heads, const int32_t* ctx,
                          const float* w, int root_label, double* E) noexcept nogil
     cdef void _viterbi(self, Sentence s, const int32_t* heads, const int32_t* ctx,

@@ -426,6 +426,18 @@ cdef class ArcLabeler:
         return arrays[:N_CTX]
 
     # -- decoding ------------------------------------------------------------------------
+    cdef void _arc_scores(self, Sentence s, const int32_t* heads, const int32_t* ctx,
+                          const float* w, int c, double* e) noexcept nogil:
+        """e[l]: the summed arc-feature weights of label l on the arc heads[c] -> c."""
+        cdef uint64_t rows[MAX_FEATS]
+        cdef int L = self.n_labels, j, l
+        cdef int k = self.arc_rows(s, heads, ctx, c, rows)
+        for l in range(L):
+            e[l] = 0.0
+        for j in range(k):
+            for l in range(L):
+                e[l] += w[rows[j] + l]
+
     cdef void _emissions(self, Sentence s, const int32_t* heads, const int32_t* ctx,
                          const float* w, int root_label, double* E) noexcept nogil:
         """E[c * L + l]: arc score of label l for every word c, -inf for the
@@ -438,12 +450,7 @@ cdef class ArcLabeler:
         cdef const uint8_t* ok
         for c in range(1, s.n + 1):
             e = E + c * L
-            k = self.arc_rows(s, heads, ctx, c, rows)
-            for l in range(L):
-                e[l] = 0.0
-            for j in range(k):
-                for l in range(L):
-                    e[l] += w[rows[j] + l]
+            self._arc_scores(s, heads, ctx, w, c, e)
             if heads[c] == 0 and root_label >= 0:
                 for l in range(L):
                     if l != root_label:
@@ -552,12 +559,7 @@ cdef class ArcLabeler:
                 if heads[c] == 0 and root_label >= 0:
                     out[c] = root_label
                     continue
-                k = self.arc_rows(s, heads, ctx, c, rows)
-                for l in range(L):
-                    E[l] = 0.0
-                for j in range(k):
-                    for l in range(L):
-                        E[l] += w[rows[j] + l]
+                self._arc_scores(s, heads, ctx, w, c, E)
                 best = -1
                 for l in range(L):
                     if l == root_label:
@@ -641,10 +643,7 @@ cdef class ArcLabeler:
             return self._conditional_scores(s, heads, ctx, w, pred, scores)
         with nogil:
             for c in range(1, s.n + 1):
-                k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
-                for j in range(k):
-                    for l in range(L):
-                        out[c, l] += w[rows[j] + l]
+                self._arc_scores(s, &heads[0], &ctx[0, 0], w, c, &out[c, 0])
         return scores
 
     cdef object _conditional_scores(self, Sentence s, const int32_t[:] heads,
@@ -665,10 +664,7 @@ cdef class ArcLabeler:
                 nx[ctx[C_PREV, c]] = c
         with nogil:
             for c in range(1, n1):
-                k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
-                for j in range(k):
-                    for l in range(L):
-                        out[c, l] += w[rows[j] + l]
+                self._arc_scores(s, &heads[0], &ctx[0, 0], w, c, &out[c, 0])
                 if self.flags & F_CHAIN:
                     p = ctx[C_PREV, c]
                     self.transition_rows(s, &heads[0], &ctx[0, 0], c, L if p < 0 else y[p], trans)
