@@ -37,10 +37,10 @@ def pipe_worker(model: str, input_path: str, n_process: int) -> None:
     """``nlp.pipe(n_process=N)`` over the file's gold-tagged input docs."""
     import spacy
 
-    from spacy_mstparse.evaluation import _read_gold, make_input_docs
+    from spacy_mstparse.evaluation import read_gold, make_input_docs
 
     nlp = spacy.load(model)
-    gold = _read_gold(input_path, nlp.vocab, "conllu")
+    gold = read_gold(input_path, nlp.vocab, "conllu")
     docs = make_input_docs(gold, nlp.vocab, copy_attrs=["POS", "TAG", "MORPH", "LEMMA"])
     start = time.perf_counter()
     n = sum(len(doc) for doc in nlp.pipe(docs, n_process=n_process, batch_size=64))

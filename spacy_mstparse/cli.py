@@ -173,7 +173,7 @@ def parse_command(
     batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
 ) -> None:
     """Parse a file with a pipeline and write the predicted trees as CoNLL-U."""
-    from .evaluation import parse_file
+    from .parsing import parse_file
 
     try:
         with user_errors(), warnings_to_stderr():

@@ -1,4 +1,5 @@
-"""Evaluate a pipeline's dependency parser on a treebank, and parse files.
+"""Evaluate a pipeline's dependency parser on a treebank (parsing files:
+``parsing.py``; both share the pipeline loading and tag planning here).
 
 ``evaluate`` reads a gold CoNLL-U / CoNLL-X file (one sentence per Doc),
 builds fresh input Docs on the gold words, whitespace and sentence starts
@@ -19,13 +20,6 @@ Tags: ``plan_tags`` decides where the parser's tag inputs come from: the
 file with ``gold_tags``; else the pipeline's components, and the file's
 columns for the ones a parser reads but no earlier component predicts
 (warned); missing in both is an ``EvaluationError`` naming the remedies.
-
-``parse_file`` parses a CoNLL file on its gold words and sentences (never
-reusing its trees) or a plain text file (one document per non-empty line,
-tokenized and annotated by the whole pipeline) and writes CoNLL-U with the
-predicted HEAD / DEPREL (the enhanced graph left out: DEPS "_", no empty
-nodes); every sentence must be one tree with one root, else nothing is
-written.
 
 Expected input problems raise ``EvaluationError`` (or ``ConllFormatError`` /
 ``EmptyInputError`` from the reader, ``OutputIsInputError`` for an output
@@ -51,16 +45,12 @@ from tqdm import tqdm
 from wasabi import msg
 
 from . import __version__
-from .corpus.atomic import atomic_write_text, check_not_input
+from .corpus.atomic import atomic_write_text
 from .corpus.conll import (
-    FORMAT_NAMES,
     FORMATS,
     USER_DATA_KEY,
     EmptyInputError,
-    InvalidTreeError,
-    guess_format,
     read_conll_docs,
-    docs_to_conllu,
     sentence_bounds,
 )
 from .scoring import PUNCT_LABELS, attachment_scores
@@ -72,8 +62,6 @@ from .components import mst_parser as _mst_parser  # noqa: F401
 from .components import arcstandard_svm as _arcstandard_svm  # noqa: F401
 
 PathLike = Union[str, Path]
-PARSE_FORMATS = ("auto", "conllu", "conllx", "text")
-EXTENSION_FORMATS = {".conllu": "conllu", ".conll": "conllx", ".conllx": "conllx"}
 
 
 class EvaluationError(ValueError):
@@ -303,7 +291,7 @@ def run_pipeline(
     return docs, seconds
 
 
-def _read_gold(path: PathLike, vocab: Vocab, fmt: str) -> List[Doc]:
+def read_gold(path: PathLike, vocab: Vocab, fmt: str) -> List[Doc]:
     if fmt not in FORMATS:
         raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     # The whole file is read (and validated) before anything else happens;
@@ -320,7 +308,7 @@ def _sentence_name(gold: Doc, k: int) -> str:
     return f"sentence {k}"
 
 
-def _check_same_words(gold: Doc, pred: Doc, k: int, nlp: Language) -> None:
+def check_same_words(gold: Doc, pred: Doc, k: int, nlp: Language) -> None:
     if len(gold) != len(pred) or any(g.text != p.text for g, p in zip(gold, pred)):
         raise EvaluationError(
             f"{_sentence_name(gold, k)}: the pipeline changed the tokenization "
@@ -361,7 +349,7 @@ def evaluate(
     if nlp is None:
         nlp = load_pipeline(model)
     parsers = parser_components(nlp, model)
-    gold_docs = _read_gold(gold_path, nlp.vocab, fmt)
+    gold_docs = read_gold(gold_path, nlp.vocab, fmt)
     for k, gold in enumerate(gold_docs, 1):
         if not gold.has_annotation("DEP"):
             raise EvaluationError(
@@ -380,7 +368,7 @@ def evaluate(
     pred_labels: List[str] = []
     examples = []
     for k, (gold, pred) in enumerate(zip(gold_docs, docs), 1):
-        _check_same_words(gold, pred, k, nlp)
+        check_same_words(gold, pred, k, nlp)
         heads, labels = _arcs(gold)
         gold_heads.extend(heads)
         gold_labels.extend(labels)
@@ -495,194 +483,3 @@ def print_metrics(metrics: Dict[str, Any]) -> None:
 def write_metrics(metrics: Dict[str, Any], path: PathLike) -> None:
     """Write ``metrics`` as JSON, atomically (parent folders created)."""
     atomic_write_text(path, json.dumps(metrics, indent=2) + "\n")
-
-
-# ---------------------------------------------------------------------------
-# parse
-# ---------------------------------------------------------------------------
-
-
-def detect_format(path: PathLike) -> str:
-    """"conllu" for .conllu, "conllx" for .conll / .conllx, else "text"."""
-    return EXTENSION_FORMATS.get(Path(path).suffix.lower(), "text")
-
-
-def _read_text(path: PathLike) -> List[str]:
-    """The non-empty lines of a UTF-8 text file, whitespace normalized."""
-    lines = []
-    with open(path, "rb") as file_:
-        for line_no, raw in enumerate(file_, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise EvaluationError(f"{path}:{line_no}: not valid UTF-8 ({err.reason})") from None
-            if line_no == 1:
-                line = line.lstrip("\ufeff")
-            # Whitespace runs become one space: CoNLL-U cannot hold
-            # whitespace tokens (tabs, several spaces).
-            line = " ".join(line.split())
-            if line:
-                lines.append(line)
-    return lines
-
-
-def _fits_stored_sentences(doc: Doc) -> bool:
-    """Whether every predicted head lies inside the doc's stored sentence."""
-    for start, end in sentence_bounds(doc):
-        for token in doc[start:end]:
-            if not start <= token.head.i < end:
-                return False
-    return True
-
-
-def _check_not_conll(path: PathLike) -> None:
-    """A file taken as plain text by its extension that looks like CoNLL."""
-    guess = guess_format(path)
-    if guess is not None:
-        option = "--format conllu or --format conllx" if guess == "conll" else f"--format {guess}"
-        raise EvaluationError(
-            f"{path} looks like {FORMAT_NAMES[guess]} (ten tab-separated columns), but its "
-            f"extension makes it plain text: pass {option} (or name it .conllu / .conll)"
-        )
-
-
-def parse_file(
-    model: PathLike,
-    input_path: PathLike,
-    output_path: PathLike,
-    fmt: str = "auto",
-    gold_tags: bool = False,
-    batch_size: int = 64,
-    nlp: Optional[Language] = None,
-    progress: Optional[bool] = None,
-) -> Dict[str, Any]:
-    """Parse ``input_path`` with the pipeline ``model`` and write CoNLL-U with
-    the predicted trees to ``output_path``.
-
-    CoNLL input (``fmt`` "conllu" / "conllx", or "auto" by extension) is parsed
-    on its words and sentences; its comments, multiword tokens and MISC are
-    kept; DEPS is written as "_" and empty nodes are dropped (the enhanced
-    graph is not predicted). With ``gold_tags`` its UPOS / XPOS / FEATS /
-    lemmas are the parser's input; otherwise the pipeline's components
-    annotate them, and tag columns the parser reads but no component
-    predicts are taken from the file (with a warning; see ``plan_tags``).
-    Text input: one document per non-empty line, processed by the whole
-    pipeline from its tokenizer on. Every written sentence is checked to be
-    one tree with one root. Returns a summary.
-
-    The steps (``check_parse_args``, ``read_parse_input``, ``parse_items``,
-    ``render_parses``) are the ones ``ray-parse`` runs on chunks."""
-    fmt = check_parse_args(input_path, output_path, fmt, gold_tags, batch_size)
-    if nlp is None:
-        nlp = load_pipeline(model)
-    items, copy_attrs = read_parse_input(nlp, model, input_path, fmt, gold_tags)
-    start = time.perf_counter()
-    docs, n_dropped = parse_items(nlp, fmt, items, copy_attrs, batch_size, progress)
-    warn_resegmented(input_path, n_dropped)
-    seconds = time.perf_counter() - start
-    atomic_write_text(output_path, render_parses(docs, input_path, output_path))
-    return parse_summary(input_path, output_path, fmt, docs, seconds)
-
-
-def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold_tags: bool,
-                     batch_size: int) -> str:
-    """The checks made before the pipeline loads; returns the resolved format."""
-    if fmt not in PARSE_FORMATS:
-        raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
-    if batch_size < 1:
-        raise EvaluationError(f"batch_size must be >= 1, got {batch_size}")
-    check_not_input(output_path, input_path)
-    if fmt == "auto":
-        fmt = detect_format(input_path)
-        if fmt == "text":
-            _check_not_conll(input_path)
-    if fmt == "text" and gold_tags:
-        raise EvaluationError(
-            f"{input_path}: gold tags need a CoNLL-U / CoNLL-X input (plain text has no tags)"
-        )
-    return fmt
-
-
-def read_parse_input(
-    nlp: Language, model: PathLike, input_path: PathLike, fmt: str, gold_tags: bool
-) -> Tuple[List[Any], Tuple[str, ...]]:
-    """The input's items (text lines, or gold Docs for CoNLL) and the tag
-    attributes copied from the file (``plan_tags``, which warns)."""
-    parsers = parser_components(nlp, model)
-    if fmt == "text":
-        lines = _read_text(input_path)
-        if not lines:
-            raise EmptyInputError(input_path, "text")
-        plan_tags(nlp, parsers, None, False, input_path, model)
-        return lines, ()
-    gold_docs = _read_gold(input_path, nlp.vocab, fmt)
-    plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model)
-    return gold_docs, tuple(plan.copy_attrs)
-
-
-def parse_items(
-    nlp: Language,
-    fmt: str,
-    items: Sequence[Any],
-    copy_attrs: Sequence[str] = (),
-    batch_size: int = 64,
-    progress: Optional[bool] = None,
-    first_doc: int = 1,
-) -> Tuple[List[Doc], int]:
-    """Run the pipeline on text lines or gold Docs (``read_parse_input``);
-    returns the parsed Docs, with the input's comments, multiword tokens and
-    MISC where the sentences still match, and how many did not.
-    ``first_doc``: the number of the first item in the file (messages)."""
-    if fmt == "text":
-        docs = [nlp.make_doc(line) for line in items]
-        docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
-        return docs, 0
-    docs = make_input_docs(items, nlp.vocab, copy_attrs=list(copy_attrs))
-    docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
-    n_dropped = 0
-    for k, (gold, doc) in enumerate(zip(items, docs), first_doc):
-        _check_same_words(gold, doc, k, nlp)
-        data = gold.user_data.get(USER_DATA_KEY)
-        if data is not None:
-            # Comments, multiword tokens, MISC of the input, unless the
-            # pipeline's sentences no longer match them.
-            doc.user_data[USER_DATA_KEY] = copy.deepcopy(data)
-            if not _fits_stored_sentences(doc):
-                del doc.user_data[USER_DATA_KEY]
-                n_dropped += 1
-    return docs, n_dropped
-
-
-def warn_resegmented(input_path: PathLike, n_dropped: int) -> None:
-    if n_dropped:
-        warnings.warn(
-            f"{n_dropped} sentence(s) of {input_path} were re-segmented by the pipeline: "
-            "their comments and multiword tokens are not written"
-        )
-
-
-def render_parses(
-    docs: Sequence[Doc], input_path: PathLike, output_path: PathLike, first_sentence: int = 1
-) -> str:
-    """The CoNLL-U text of parsed Docs (basic trees only), each sentence
-    checked to be one tree (``EvaluationError`` otherwise)."""
-    try:
-        return docs_to_conllu(docs, enhanced_deps=False, first_number=first_sentence)
-    except InvalidTreeError as err:
-        raise EvaluationError(
-            f"the pipeline returned an invalid tree for {input_path}, {err}; "
-            f"nothing was written to {output_path}"
-        ) from err
-
-
-def parse_summary(input_path: PathLike, output_path: PathLike, fmt: str, docs: Sequence[Doc],
-                  seconds: float) -> Dict[str, Any]:
-    return {
-        "input": str(input_path),
-        "output": str(output_path),
-        "format": fmt,
-        "docs": len(docs),
-        "sentences": sum(len(sentence_bounds(doc)) for doc in docs),
-        "tokens": sum(len(doc) for doc in docs),
-        "seconds": seconds,
-    }

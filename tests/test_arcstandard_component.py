@@ -282,7 +282,8 @@ def test_cli_evaluate_and_parse(trained, tmp_path):
     """The CLI's evaluate and parse work on an arcstandard_svm pipeline and
     agree with the component's own parses."""
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import evaluate, parse_file
+    from spacy_mstparse.evaluation import evaluate
+    from spacy_mstparse.parsing import parse_file
 
     nlp, parser, exs, history, gold, docs = trained
     nlp.to_disk(tmp_path / "model")

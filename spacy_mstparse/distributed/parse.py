@@ -85,7 +85,7 @@ class ParseWorker:
         from spacy.tokens import DocBin
 
         from ..corpus.conll import sentence_bounds
-        from ..evaluation import parse_items, render_parses
+        from ..parsing import parse_items, render_parses
 
         items = payload if fmt == "text" else list(DocBin().from_bytes(payload).get_docs(self.nlp.vocab))
         docs, n_dropped = parse_items(self.nlp, fmt, items, copy_attrs, batch_size,
@@ -104,8 +104,8 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
     from spacy.tokens import DocBin
 
     from ..corpus.atomic import atomic_write_text
-    from ..evaluation import (check_parse_args, load_pipeline, read_parse_input,
-                              warn_resegmented)
+    from ..evaluation import load_pipeline
+    from ..parsing import check_parse_args, read_parse_input, warn_resegmented
 
     pairs = input_files(Path(input_path), Path(output_path))
     formats = [check_parse_args(inp, out, fmt, gold_tags, batch_size) for inp, out in pairs]
@@ -178,7 +178,7 @@ class ParseBatch:
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
         import numpy
 
-        from ..evaluation import parse_items, render_parses
+        from ..parsing import parse_items, render_parses
 
         texts = [" ".join(str(t).split()) for t in batch[self.text_column]]
         rows = [i for i, t in enumerate(texts) if t]
