@@ -27,29 +27,7 @@ lower-cased words and a rare-word cut-off. Differences from the seed:
 Input: words and the POS column ``tag_column`` (XPOS in ``token.tag`` as in
 the seed, or UPOS in ``token.pos``); sentences as for ``mst_parser``.
 
-State, in three dicts (saved together as the JSON part ``cfg``):
-
-* ``cfg``: the settings, i.e. the factory's arguments (``DEFAULT_CONFIG``);
-* ``inventory``: what ``initialize()`` learned from the training data besides
-  the weights: labels, root label, transition classes, kept decorated labels,
-  UNK valence, epoch size, tree counts, vocabulary size (the vocabulary,
-  valence and word-pair arrays themselves are the part ``lexicon.npz``,
-  readable as ``vocabulary``, ``valence`` and ``word_pairs``);
-* ``progress``: training progress: the SVM step count ``svm_t``, epochs done,
-  per-epoch training errors, ``converged``, and the current epoch's counts.
-
-Saved parts (model format 2; the same names on disk and in ``to_bytes``):
-``cfg`` (JSON: format header, ``settings``, ``inventory``, ``progress``),
-``weights.npz`` (the prediction weights, n_buckets x classes float32, as a
-bitmap of the non-zero rows plus a bitmap of those rows' non-zero entries
-and their values: on EWT 2/3 of the rows and 4% of the entries are non-zero,
-10 MB instead of 118 MB) and ``lexicon.npz``. Format 1 (one flat ``cfg`` and
-dense ``weights.npy``, ``vocab.npy``, ``valence.npy``, ``pairs.npy``; in
-bytes a msgpack of the cfg dict and the arrays) still loads. After loading,
-the parser predicts with exactly the saved weights, kept as their non-zero
-rows plus a row index (``transition.svm.compact_svm``); the trainable SVMs
-are built from them (a warm start, S = w lambda t) only when ``update()``
-is called.
+State and saved parts (model format 2): ``arcstandard_state``.
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
@@ -66,26 +44,26 @@ from wasabi import msg
 
 from ..decoders.trees import is_projective
 from ..scoring import score_parse
-from ..transition.arc_standard import oracle
-from ..transition.features import ALL_GROUPS, ROOT_WORD, UNK_WORD, group_mask, pair_keys
+from ..transition import training_scan
+from ..transition.features import ALL_GROUPS, group_mask
 from ..transition.parser import ArcStandardModel
 from ..transition.svm import OneVsRestSVM
 from ..transition.svm import _rebuild as rebuild_svm
-from ..transition.svm import compact_svm
 from . import serialization
 from .arcstandard_state import (
     DEFAULT_CONFIG,
     LEGACY_ARRAYS,
     MODEL_SETTINGS,
     MOVES,
-    checked_cfg,
+    PART_NAMES,
     checked_lexicon,
+    checked_settings,
+    end_epoch,
     empty_inventory,
     empty_lexicon,
     fresh_progress,
-    legacy_array,
-    section,
-    split_format1_cfg,
+    read_arrays,
+    read_cfg,
 )
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .serialization import ModelDataError
@@ -93,7 +71,6 @@ from .serialization import ModelDataError
 FORMAT_VERSION = 2
 # doc attribute of each tag column
 TAG_ATTRS = {"xpos": "TAG", "upos": "POS"}
-NONPROJECTIVE = ("lift", "drop")
 HEAD_DEP = [HEAD, DEP]
 
 @Language.factory(
@@ -189,41 +166,16 @@ class ArcStandardSVM(DependencyPipe):
         max_sentence_length: int = 250,
         scorer: Optional[Callable] = score_parse,
     ):
-        feature_groups = list(feature_groups)
-        group_mask(feature_groups, word_distance)  # validates the names
-        if tag_column not in TAG_ATTRS:
-            raise ValueError(f"[{name}] tag_column must be 'xpos' or 'upos', got {tag_column!r}")
-        if nonprojective not in NONPROJECTIVE:
-            raise ValueError(
-                f"[{name}] nonprojective must be 'lift' or 'drop', got {nonprojective!r}"
-            )
-        if not lam > 0:
-            raise ValueError(f"[{name}] lam must be > 0, got {lam}")
-        if delta < 0:
-            raise ValueError(f"[{name}] delta must be >= 0, got {delta}")
-        if n_buckets < 1 or n_buckets & (n_buckets - 1):
-            raise ValueError(f"[{name}] n_buckets must be a power of two, got {n_buckets}")
-        if max_sentence_length < 1:
-            raise ValueError(f"[{name}] max_sentence_length must be >= 1")
-        if word_pair_limit < 0 or rare_word_cutoff < 0:
-            raise ValueError(f"[{name}] word_pair_limit and rare_word_cutoff must be >= 0")
         self.vocab = vocab
         self.name = name
         self.scorer = scorer
-        self.cfg = {
-            "lam": float(lam),
-            "delta": float(delta),
-            "feature_groups": feature_groups,
-            "word_distance": word_distance,
-            "word_pair_limit": int(word_pair_limit),
-            "rare_word_cutoff": int(rare_word_cutoff),
-            "average": bool(average),
-            "tag_column": tag_column,
-            "n_buckets": int(n_buckets),
-            "nonprojective": nonprojective,
-            "min_lifted_label_count": int(min_lifted_label_count),
-            "max_sentence_length": int(max_sentence_length),
-        }
+        self.cfg = checked_settings(
+            name, lam=lam, delta=delta, feature_groups=list(feature_groups),
+            word_distance=word_distance, word_pair_limit=word_pair_limit,
+            rare_word_cutoff=rare_word_cutoff, average=average, tag_column=tag_column,
+            n_buckets=n_buckets, nonprojective=nonprojective,
+            min_lifted_label_count=min_lifted_label_count,
+            max_sentence_length=max_sentence_length)
         self.inventory = empty_inventory()
         self.progress = fresh_progress()
         self._set_lexicon(*empty_lexicon())
@@ -313,16 +265,7 @@ class ArcStandardSVM(DependencyPipe):
     def _map_words(self, lower: numpy.ndarray):
         """(word ids with words below the cut-off as UNK, known mask,
         vocabulary index)."""
-        vocab = self._vocab_ids
-        if vocab.shape[0]:
-            pos = numpy.searchsorted(vocab, lower)
-            pos[pos == vocab.shape[0]] = 0
-            known = vocab[pos] == lower
-        else:
-            pos = numpy.zeros(lower.shape[0], dtype="int64")
-            known = numpy.zeros(lower.shape[0], dtype=bool)
-        words = numpy.ascontiguousarray(numpy.where(known, lower, numpy.uint64(UNK_WORD)), dtype="uint64")
-        return words, known, pos
+        return training_scan.map_words(self._vocab_ids, lower)
 
     # -- gold data ------------------------------------------------------------
     def training_trees(self, eg: Example):
@@ -377,95 +320,15 @@ class ArcStandardSVM(DependencyPipe):
                 f"[{self.name}] no usable gold trees in the training examples: the reference "
                 "docs need heads and deps (is the training corpus parsed?)"
             )
-        # decorated labels of lifted arcs: keep the frequent ones
-        decorated = Counter(d for _, _, deps in sentences for d in deps if nonproj.DELIMITER in d)
-        kept = {d for d, c in decorated.items() if c >= self.cfg["min_lifted_label_count"]}
-        inventory["lifted_labels"] = sorted(kept)
-        if len(kept) < len(decorated):
-            sentences = [
-                (lower, heads, [d if d in kept or nonproj.DELIMITER not in d
-                                else d.split(nonproj.DELIMITER)[0] for d in deps])
-                for lower, heads, deps in sentences
-            ]
-        # vocabulary and rare-word cut-off
-        counts = Counter()
-        for lower, _, _ in sentences:
-            counts.update(lower.tolist())
-        cutoff = self.cfg["rare_word_cutoff"]
-        vocab_ids = numpy.array(sorted(w for w, c in counts.items() if c >= cutoff), dtype="uint64")
-        # labels, classes and root label
-        left, right, root = Counter(), Counter(), Counter()
-        for _, heads, deps in sentences:
-            for i in range(1, len(heads)):
-                if heads[i] == 0:
-                    root[deps[i]] += 1
-                elif heads[i] > i:
-                    left[deps[i]] += 1
-                else:
-                    right[deps[i]] += 1
-        if labels is not None:
-            label_list = sorted(set(labels))
-            left_labels = right_labels = set(label_list)
-        else:
-            label_list = sorted(set(left) | set(right) | set(root))
-            left_labels, right_labels = set(left), set(right)
-        root_label = root.most_common(1)[0][0] if root else None
-        label_ids = {label: i for i, label in enumerate(label_list)}
-        classes = [["S", -1]]
-        classes += [["L", label_ids[l]] for l in label_list if l in left_labels and l != root_label]
-        classes += [
-            ["R", label_ids[l]]
-            for l in label_list
-            if l in right_labels or l == root_label
-        ]
-        inventory["labels"] = label_list
-        inventory["root_label"] = root_label
-        inventory["classes"] = classes
-        # valence: average number of left / right dependents per word
-        n_seen = Counter()
-        n_left = Counter()
-        n_right = Counter()
-        known = set(vocab_ids.tolist())
-        for lower, heads, _ in sentences:
-            words = [w if w in known else UNK_WORD for w in lower.tolist()]
-            n_seen.update(words)
-            for i in range(1, len(heads)):
-                h = heads[i]
-                if h > 0:
-                    (n_left if i < h else n_right)[words[h - 1]] += 1
-        vocab = vocab_ids.tolist()
-        valence = numpy.array(
-            [[n_left[w] / n_seen[w] for w in vocab], [n_right[w] / n_seen[w] for w in vocab]],
-            dtype="float32",
-        ).reshape(2, len(vocab))
-        if n_seen[UNK_WORD]:
-            inventory["unk_valence"] = [
-                n_left[UNK_WORD] / n_seen[UNK_WORD],
-                n_right[UNK_WORD] / n_seen[UNK_WORD],
-            ]
-        self._set_lexicon(vocab_ids, valence, numpy.zeros(0, dtype="uint64"))
-        # oracle configurations: epoch size and the most frequent word pairs
-        n_configs = 0
-        keys = []
-        for lower, heads, _ in sentences:
-            moves, s0, b0 = oracle(heads)
-            n_configs += moves.shape[0]
-            with_root = numpy.empty(len(lower) + 1, dtype="uint64")
-            with_root[0] = ROOT_WORD
-            with_root[1:] = self._map_words(lower)[0]
-            keys.append(pair_keys(with_root[s0], with_root[b0]))
-        limit = self.cfg["word_pair_limit"]
-        if keys and limit:
-            unique, freq = numpy.unique(numpy.concatenate(keys), return_counts=True)
-            order = numpy.lexsort((unique, -freq))[:limit]
-            self._pairs = numpy.sort(unique[order])
-        inventory["epoch_configs"] = int(n_configs)
-        inventory["n_train_trees"] = len(sentences)
+        found, vocab_ids, valence, pairs = training_scan.scan(
+            sentences, self.cfg, labels, nonproj.DELIMITER)
+        inventory.update(found)
+        self._set_lexicon(vocab_ids, valence,
+                          numpy.zeros(0, dtype="uint64") if pairs is None else pairs)
         inventory["n_nonprojective_trees"] = self._counts["nonprojective"]
-        inventory["vocab_size"] = int(vocab_ids.shape[0])
         self.progress = fresh_progress()
         self._svm = OneVsRestSVM(
-            self.cfg["n_buckets"], len(classes), self.cfg["lam"], self.cfg["average"]
+            self.cfg["n_buckets"], len(inventory["classes"]), self.cfg["lam"], self.cfg["average"]
         )
         self._model = self._pred_model = self._pred_svm = None
 
@@ -559,9 +422,7 @@ class ArcStandardSVM(DependencyPipe):
             return losses
         model = self.transition_model
         self._pred_model = self._pred_svm = None
-        label_ids = {label: i for i, label in enumerate(self.inventory["labels"])}
-        left_class = {l: c for c, (m, l) in enumerate(self.inventory["classes"]) if m == "L"}
-        right_class = {l: c for c, (m, l) in enumerate(self.inventory["classes"]) if m == "R"}
+        classes_of = training_scan.GoldClasses(self.inventory["labels"], self.inventory["classes"])
         for eg in examples:
             gold = list(self.training_trees(eg))
             if not gold:
@@ -573,11 +434,8 @@ class ArcStandardSVM(DependencyPipe):
             bounds = []
             for start, heads, deps in gold:
                 n = len(heads) - 1
-                classes = []
-                for i in range(1, n + 1):
-                    table = left_class if heads[i] > i else right_class
-                    classes.append(table.get(label_ids.get(deps[i], -1), -1))
-                if -1 in classes:
+                classes = classes_of(heads, deps)
+                if classes is None:
                     self._warn_once(
                         "labels",
                         f"[{self.name}] skipping gold sentences with a label (or label and "
@@ -605,21 +463,12 @@ class ArcStandardSVM(DependencyPipe):
         return losses
 
     def _end_epoch(self) -> None:
-        """Apply the stopping rule: converged when this epoch's training error
-        is less than ``delta`` below the previous epoch's."""
-        progress = self.progress
-        n_configs, n_wrong = progress["epoch_progress"]
-        error = n_wrong / n_configs if n_configs else 0.0
-        history = progress["error_history"]
-        if history and history[-1] - error < self.cfg["delta"]:
-            progress["converged"] = True
-        history.append(error)
-        progress["epochs_done"] += 1
-        progress["epoch_progress"] = [0, 0]
-        if progress["converged"]:
+        """Apply the stopping rule (``arcstandard_state.end_epoch``)."""
+        if end_epoch(self.progress, self.cfg["delta"]):
+            history = self.progress["error_history"]
             msg.info(
                 f"[{self.name}] SVM training converged after {len(history)} epochs "
-                f"(training error {error:.4f}, previous {history[-2]:.4f}, delta "
+                f"(training error {history[-1]:.4f}, previous {history[-2]:.4f}, delta "
                 f"{self.cfg['delta']}); further updates are no-ops"
             )
 
@@ -717,13 +566,7 @@ class ArcStandardSVM(DependencyPipe):
                 saved = serialization.load_json(saved, where("cfg"))
             self._check_format(saved, where("cfg"))
             version = saved["format_version"]
-            if version == 1:
-                settings, inventory, progress = split_format1_cfg(saved)
-            else:
-                settings, inventory, progress = (
-                    section(saved, key, where("cfg")) for key in ("settings", "inventory", "progress")
-                )
-            settings, inventory, progress = checked_cfg(settings, inventory, progress, where("cfg"))
+            settings, inventory, progress = read_cfg(saved, where("cfg"))
             for key in MODEL_SETTINGS:
                 if settings[key] != self.cfg[key]:
                     raise ValueError(
@@ -736,34 +579,8 @@ class ArcStandardSVM(DependencyPipe):
         else:
             raise ModelDataError(f"{where('cfg')}: missing (the saved component is incomplete)")
         shape = (settings["n_buckets"], len(inventory["classes"]))
-        if version == 1:
-            arrays = {key: legacy_array(parts, key, where) for key in LEGACY_ARRAYS}
-            weights, lexicon = arrays.pop("weights"), arrays
-            pred_svm = None
-            if weights is not None:
-                weights = numpy.ascontiguousarray(weights, dtype="float32")
-                if weights.shape != shape:
-                    raise ModelDataError(
-                        f"{where('weights.npy')}: SVM weights have shape {weights.shape}, "
-                        f"expected {shape}"
-                    )
-                pred_svm = rebuild_svm(shape[0], shape[1], settings["lam"], {
-                    "table": weights, "t": max(1, int(progress["svm_t"])), "lam": settings["lam"]})
-            if any(value is None for value in lexicon.values()):
-                lexicon = None
-        else:
-            pred_svm = lexicon = None
-            if "weights.npz" in parts:
-                rows, index = serialization.load_sparse_rows(  # frees the bytes early
-                    parts.pop("weights.npz"), where("weights.npz"), shape
-                )
-                pred_svm = compact_svm(rows, index, settings["lam"], max(1, int(progress["svm_t"])))
-            if "lexicon.npz" in parts:
-                lexicon = serialization.load_arrays(
-                    parts["lexicon.npz"], where("lexicon.npz"), ("vocab", "valence", "pairs")
-                )
-        names = {"weights": "weights.npz", "lexicon": "lexicon.npz"} if version > 1 else {
-            "weights": "weights.npy", "lexicon": "vocab.npy"}
+        pred_svm, lexicon = read_arrays(parts, version, shape, settings, progress, where)
+        names = PART_NAMES[min(version, 2)]
         if pred_svm is None:
             if not self.is_initialized:
                 self._require_part(parts, names["weights"], where)

@@ -177,10 +177,46 @@ cdef inline void _best_swap(const CLEWork* wk, const int* alive, const int* tin,
         nxt.e_dst = z
 
 
+cdef inline int _best_member(const double* W, const int* B, const double* cyc_w,
+                             const int* cyc_b, const int* cyc_node, int lo, int hi, int N,
+                             int v, bint entering, int rep, double* best, int* bonus,
+                             double* second) noexcept nogil:
+    """The member m of the cycle (``cyc_node[lo:hi]``) with the best arc
+    v -> m (``entering``: W[v, m] less m's cycle arc) or m -> v; ``rep`` if
+    all are -inf. Sets ``best`` to that arc's score, ``second`` to the next
+    best member's and, with B, ``bonus`` to the arc's preferred-arc count
+    (less the cycle arc's, entering), which breaks ties as in ``_best_head``."""
+    cdef int i, m, best_m = rep, bon = 0
+    cdef double val
+    best[0] = -INFINITY
+    second[0] = -INFINITY
+    bonus[0] = 0
+    for i in range(lo, hi):
+        m = cyc_node[i]
+        if entering:
+            val = W[v * N + m] - cyc_w[m]
+            if B != NULL:
+                bon = B[v * N + m] - cyc_b[m]
+        else:
+            val = W[m * N + v]
+            if B != NULL:
+                bon = B[m * N + v]
+        if val > best[0] or (B != NULL and val == best[0] and best[0] > -INFINITY
+                             and bon > bonus[0]):
+            if best[0] > second[0]:
+                second[0] = best[0]
+            best[0] = val
+            bonus[0] = bon
+            best_m = m
+        elif val > second[0]:
+            second[0] = val
+    return best_m
+
+
 cdef int cle_solve(CLEWork* wk, int* heads, const int* prefer,
                    CLENext* nxt) noexcept nogil:
     cdef int N = wk.N
-    cdef int h, c, v, m, u, k, rep, best_m, n_contr, n_members, cur, x, p, i, bb, bon
+    cdef int h, c, v, m, u, k, rep, best_m, n_contr, n_members, cur, x, p, i, bb
     cdef double best, val, sec
     cdef double* W = wk.W
     cdef int* src = wk.src
@@ -291,30 +327,9 @@ cdef int cle_solve(CLEWork* wk, int* heads, const int* prefer,
             if not alive[v] or in_cycle[v]:
                 continue
             # v -> cycle: enter at the member where it pays most.
-            best = -INFINITY
-            best_m = rep
-            if B == NULL:
-                for i in range(cyc_start[k], n_members):
-                    m = cyc_node[i]
-                    val = W[v * N + m] - cyc_w[m]
-                    if val > best:
-                        best = val
-                        best_m = m
-            else:
-                bb = 0
-                sec = -INFINITY
-                for i in range(cyc_start[k], n_members):
-                    m = cyc_node[i]
-                    val = W[v * N + m] - cyc_w[m]
-                    bon = B[v * N + m] - cyc_b[m]
-                    if val > best or (val == best and best > -INFINITY and bon > bb):
-                        if best > sec:
-                            sec = best
-                        best = val
-                        bb = bon
-                        best_m = m
-                    elif val > sec:
-                        sec = val
+            best_m = _best_member(W, B, cyc_w, cyc_b, cyc_node, cyc_start[k], n_members, N, v,
+                                  True, rep, &best, &bb, &sec)
+            if B != NULL:
                 if W2 != NULL:
                     val = W2[v * N + best_m] - cyc_w[best_m]
                     W2[v * N + rep] = val if val > sec else sec
@@ -325,30 +340,9 @@ cdef int cle_solve(CLEWork* wk, int* heads, const int* prefer,
             if v == 0:
                 continue
             # cycle -> v: leave from the best member.
-            best = -INFINITY
-            best_m = rep
-            if B == NULL:
-                for i in range(cyc_start[k], n_members):
-                    m = cyc_node[i]
-                    val = W[m * N + v]
-                    if val > best:
-                        best = val
-                        best_m = m
-            else:
-                bb = 0
-                sec = -INFINITY
-                for i in range(cyc_start[k], n_members):
-                    m = cyc_node[i]
-                    val = W[m * N + v]
-                    bon = B[m * N + v]
-                    if val > best or (val == best and best > -INFINITY and bon > bb):
-                        if best > sec:
-                            sec = best
-                        best = val
-                        bb = bon
-                        best_m = m
-                    elif val > sec:
-                        sec = val
+            best_m = _best_member(W, B, cyc_w, cyc_b, cyc_node, cyc_start[k], n_members, N, v,
+                                  False, rep, &best, &bb, &sec)
+            if B != NULL:
                 if W2 != NULL:
                     val = W2[best_m * N + v]
                     W2[rep * N + v] = val if val > sec else sec

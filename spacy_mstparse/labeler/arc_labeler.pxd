@@ -1,6 +1,7 @@
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 from ..features.sentence cimport Sentence
+from .restrictions cimport LabelRestrictions
 
 
 cdef class ArcLabeler:
@@ -10,11 +11,7 @@ cdef class ArcLabeler:
     cdef readonly int version
     cdef readonly int flags
     cdef uint64_t mask
-    cdef object _keys          # uint64 sorted (head tag, child tag, dir) keys
-    cdef object _allowed       # uint8 (n_keys, n_labels)
-    cdef const uint64_t[::1] keys_view
-    cdef const uint8_t[:, ::1] allowed_view
-    cdef Py_ssize_t n_keys
+    cdef LabelRestrictions restriction_table   # keys: (head tag, child tag, direction)
 
     cdef uint64_t _restriction_key(self, Sentence s, int h, int c) noexcept nogil
     cdef const uint8_t* _allowed_row(self, Sentence s, int h, int c) noexcept nogil

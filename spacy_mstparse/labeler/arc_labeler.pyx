@@ -52,48 +52,12 @@ DEF MAX_BAG = 6
 VERSION_FLAGS = {1: 0, 2: F_CONTEXT | F_CHAIN | F_RESTRICT | F_DEP_WORDS | F_DEP_BAGS}
 LATEST_VERSION = 2
 
-# Hash ids: a template of tag column t hashes with 32 t + its value (all
-# values < 32); ``arc_rows``' kinds use 64 t + value.
-cdef enum LabelTemplate:
-    L_BIAS = 1
-    L_HW
-    L_CW
-    L_HP
-    L_CP
-    L_HWCP
-    L_HPCW
-    L_HWCW
-    L_HPCP
-    L_HPCP_DD
-    L_CP_DIR
-    L_CW_DIR
-    L_DD
-    L_CTX_L
-    L_CTX_R
-    L_GP
-    L_VAL
-    L_LEFTMOST
-    L_RIGHTMOST
-    L_CX
-    L_MORPH
-    # version 2 (CONTEXT)
-    L_SIB_IN
-    L_SIB_OUT
-    L_RANK
-    L_HCTX
-    L_SIB_IN_CW
-    # (DEP_WORDS)
-    L_LDEP_W
-    L_RDEP_W
-    L_HWCP_DR
-    # (DEP_BAGS)
-    L_DEP_BAG
-    L_SIB_BAG
+from .restrictions cimport LabelRestrictions
+from .templates cimport *
+from .templates import LABEL_TEMPLATE_NAMES, TRANSITION_TEMPLATE_NAMES
+from .tree_context cimport (C_INNER, C_LAST, C_LEFTMOST, C_NLEFT, C_NRIGHT, C_OUTER, C_PREV,
+                            C_RANK, C_RIGHTMOST, N_CTX, tree_context)
 
-cdef enum TransitionTemplate:
-    T_PREV = 101
-    T_PREV_HP
-    T_PREV_CP
 
 # Side codes of a transition: 3 * side of the previous dependent (0 left of
 # the head, 1 right, 2 none: the first dependent) + side of this one.
@@ -109,79 +73,6 @@ TAG_KINDS[:] = [L_HP, L_CP, L_HWCP, L_HPCW, L_HPCP, L_HPCP_DD, L_CP_DIR, L_CTX_L
 
 cdef inline int bin3(int k) noexcept nogil:
     return k if k < 2 else 2
-
-
-# Readable names of the label templates (``explain``); a tag template of the
-# second tag column is reported with "/tag2".
-LABEL_TEMPLATE_NAMES = {
-    L_BIAS: "bias", L_HW: "h-word", L_CW: "c-word", L_HP: "h-pos", L_CP: "c-pos",
-    L_HWCP: "h-word+c-pos", L_HPCW: "h-pos+c-word", L_HWCW: "h-word+c-word",
-    L_HPCP: "h-pos+c-pos", L_HPCP_DD: "h-pos+c-pos+dir+dist", L_CP_DIR: "c-pos+dir",
-    L_CW_DIR: "c-word+dir", L_DD: "dir+dist", L_CTX_L: "c-pos-1+c-pos+h-pos",
-    L_CTX_R: "c-pos+c-pos+1+h-pos", L_GP: "g-pos+h-pos+c-pos",
-    L_VAL: "c-pos+n-left+n-right", L_LEFTMOST: "c-pos+leftmost-dep-pos",
-    L_RIGHTMOST: "c-pos+rightmost-dep-pos", L_CX: "c-prefix", L_MORPH: "c-morph",
-    L_SIB_IN: "c-pos+inner-sib-pos+h-pos", L_SIB_OUT: "c-pos+outer-sib-pos+h-pos",
-    L_RANK: "h-pos+c-pos+dir+rank", L_HCTX: "h-pos-1+h-pos+h-pos+1+c-pos",
-    L_SIB_IN_CW: "c-word+inner-sib-pos", L_LDEP_W: "c-pos+leftmost-dep-word",
-    L_RDEP_W: "c-pos+rightmost-dep-word", L_HWCP_DR: "h-word+c-pos+dir+rank",
-    L_DEP_BAG: "c-pos+dep-word", L_SIB_BAG: "c-pos+dir+sib-word",
-}
-TRANSITION_TEMPLATE_NAMES = {
-    T_PREV: "prev-label+sides", T_PREV_HP: "prev-label+sides+h-pos",
-    T_PREV_CP: "prev-label+sides+c-pos",
-}
-
-# Per-word tree context arrays (rows of ``_context``'s int32 (N_CTX, n+1) array).
-DEF C_NLEFT = 0
-DEF C_NRIGHT = 1
-DEF C_LEFTMOST = 2
-DEF C_RIGHTMOST = 3
-DEF C_INNER = 4      # adjacent dependent of the same head, on the head's side
-DEF C_OUTER = 5      # adjacent dependent of the same head, away from the head
-DEF C_RANK = 6       # 1 = nearest the head on its side
-DEF C_PREV = 7       # previous dependent of the same head, left to right
-DEF C_LAST = 8       # last (rightmost) dependent of this word
-DEF N_CTX = 9
-
-
-cdef void tree_context(int n, const int32_t* heads, int32_t* ctx) noexcept nogil:
-    """Fill the (N_CTX + 1, n+1) int32 array ``ctx`` (row-major; the last row
-    is scratch) with the tree context of the valid tree ``heads``."""
-    cdef int n1 = n + 1, c, h, p, r
-    cdef int32_t* left_seen = ctx + N_CTX * n1
-    for r in range(N_CTX + 1):
-        for c in range(n1):
-            ctx[r * n1 + c] = 0 if (r == C_NLEFT or r == C_NRIGHT or r == C_RANK
-                                     or r == N_CTX) else -1
-    for c in range(1, n1):
-        h = heads[c]
-        if c < h:
-            ctx[C_NLEFT * n1 + h] += 1
-            if ctx[C_LEFTMOST * n1 + h] < 0 or c < ctx[C_LEFTMOST * n1 + h]:
-                ctx[C_LEFTMOST * n1 + h] = c
-        else:
-            ctx[C_NRIGHT * n1 + h] += 1
-            if c > ctx[C_RIGHTMOST * n1 + h]:
-                ctx[C_RIGHTMOST * n1 + h] = c
-    for c in range(1, n1):   # left to right: C_LAST[h] is h's previous dependent
-        h = heads[c]
-        p = ctx[C_LAST * n1 + h]
-        ctx[C_PREV * n1 + c] = p
-        ctx[C_LAST * n1 + h] = c
-        if c < h:
-            ctx[C_RANK * n1 + c] = ctx[C_NLEFT * n1 + h] - left_seen[h]
-            left_seen[h] += 1
-            if p >= 0:       # p < c < h: c is nearer the head
-                ctx[C_INNER * n1 + p] = c
-                ctx[C_OUTER * n1 + c] = p
-        else:
-            if p >= 0 and p > h:
-                ctx[C_RANK * n1 + c] = ctx[C_RANK * n1 + p] + 1
-                ctx[C_INNER * n1 + c] = p
-                ctx[C_OUTER * n1 + p] = c
-            else:
-                ctx[C_RANK * n1 + c] = 1
 
 
 cdef class ArcLabeler:
@@ -207,12 +98,11 @@ cdef class ArcLabeler:
         self.use_morph = use_morph
         self.version = version
         self.flags = VERSION_FLAGS[version] if flags < 0 else flags
-        self.set_restrictions(numpy.zeros(0, dtype="uint64"),
-                              numpy.zeros((0, n_labels), dtype="uint8"))
+        self.restriction_table = LabelRestrictions(n_labels)
 
     def __reduce__(self):
         return (_rebuild_labeler, (self.n_rows, self.n_labels, self.use_morph, self.version,
-                                   self.flags, self._keys, self._allowed))
+                                   self.flags, *self.restriction_table.arrays()))
 
     @property
     def n_weights(self):
@@ -225,27 +115,14 @@ cdef class ArcLabeler:
     # -- label restrictions ----------------------------------------------------------
     def set_restrictions(self, keys, allowed):
         """Install the allowed labels: ``keys`` (uint64, sorted, unique) of
-        (head tag, child tag, direction) triples, ``allowed`` uint8
-        (n_keys, n_labels), 1 where the label was seen for that triple."""
-        keys = numpy.ascontiguousarray(keys, dtype="uint64")
-        allowed = numpy.ascontiguousarray(allowed, dtype="uint8").reshape(-1, self.n_labels)
-        if keys.ndim != 1 or allowed.shape[0] != keys.shape[0]:
-            raise ValueError("restriction keys and rows do not match")
-        if keys.shape[0] > 1 and not bool(numpy.all(keys[1:] > keys[:-1])):
-            raise ValueError("restriction keys must be sorted and unique")
-        if keys.shape[0] == 0:  # memoryviews need one element to point at
-            self._keys, self._allowed = keys, allowed
-            self.keys_view = numpy.zeros(1, dtype="uint64")
-            self.allowed_view = numpy.zeros((1, self.n_labels), dtype="uint8")
-        else:
-            self._keys, self._allowed = keys, allowed
-            self.keys_view = keys
-            self.allowed_view = allowed
-        self.n_keys = keys.shape[0]
+        (head tag, child tag, direction) triples (``restriction_key``),
+        ``allowed`` uint8 (n_keys, n_labels), 1 where the label was seen for
+        that triple."""
+        self.restriction_table = LabelRestrictions(self.n_labels, keys, allowed)
 
     def restrictions(self):
         """(keys, allowed) as ``set_restrictions`` takes them."""
-        return self._keys, self._allowed
+        return self.restriction_table.arrays()
 
     def fit_restrictions(self, items):
         """Collect the allowed labels from gold trees: ``items`` are
@@ -258,11 +135,7 @@ cdef class ArcLabeler:
                 if labels[c] >= 0:
                     key = self._restriction_key(s, heads[c], c)
                     seen.setdefault(key, set()).add(int(labels[c]))
-        keys = numpy.array(sorted(seen), dtype="uint64")
-        allowed = numpy.zeros((keys.shape[0], self.n_labels), dtype="uint8")
-        for i, key in enumerate(keys.tolist()):
-            allowed[i, sorted(seen[key])] = 1
-        self.set_restrictions(keys, allowed)
+        self.restriction_table = LabelRestrictions.from_seen(self.n_labels, seen)
 
     def restriction_key(self, Sentence s, int h, int c):
         """The key of the arc h -> c in ``set_restrictions``' table."""
@@ -274,19 +147,9 @@ cdef class ArcLabeler:
 
     cdef const uint8_t* _allowed_row(self, Sentence s, int h, int c) noexcept nogil:
         """The allowed-label row of arc h -> c, or NULL (every label)."""
-        if not (self.flags & F_RESTRICT) or self.n_keys == 0:
+        if not (self.flags & F_RESTRICT) or self.restriction_table.n_keys == 0:
             return NULL
-        cdef uint64_t key = self._restriction_key(s, h, c)
-        cdef Py_ssize_t lo = 0, hi = self.n_keys, mid
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.keys_view[mid] < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < self.n_keys and self.keys_view[lo] == key:
-            return &self.allowed_view[lo, 0]
-        return NULL
+        return self.restriction_table.allowed_row(self._restriction_key(s, h, c))
 
     # -- features ----------------------------------------------------------------------
     cdef int arc_rows(self, Sentence s, const int32_t* heads, const int32_t* ctx, int c,
