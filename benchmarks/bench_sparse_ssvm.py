@@ -51,15 +51,17 @@ def parse_speed(nlp, dev):
     return max(n_words / common.timed_pipe(parser, docs, batch_size=256)[1] for _ in range(2))
 
 
-def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None, n_buckets=None):
-    """Train an ``mst_parser`` (v1 features) for ``epochs`` passes in
+def train(lang, learner, train_egs, epochs, decoder, seed=0, on_epoch=None, n_buckets=None,
+          features="v1"):
+    """Train an ``mst_parser`` (``features``: v1 or v2) for ``epochs`` passes in
     batches of 16, shuffled by ``random.Random(seed)``; ``on_epoch(epoch,
     nlp, train_seconds)`` (0-based epoch, untimed) may stop it by returning
     True. Returns (nlp, training seconds including initialization)."""
     nlp = spacy.blank(lang)
     config = {"learner": learner, "decoder": decoder}
-    # v1 features (no direction back-off), as in every table measured here
-    config["features"] = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1",
+    # v1 features (no direction back-off) in the tables measured before the
+    # shipped config moved to v2
+    config["features"] = {"@mst_features": f"spacy_mstparse.FirstOrderFeatures.{features}",
                           "n_buckets": n_buckets or 2**22}
     parser = nlp.add_pipe("mst_parser", config=config)
     start = time.perf_counter()
@@ -87,7 +89,8 @@ def run_table(args):
         debias_epochs = args.debias_epochs or args.epochs - sparse_epochs
         learners = {}
         if not args.no_dense:
-            learners["dense (MIRA k=1)"] = {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 1}
+            learners[f"dense (MIRA k={args.dense_k})"] = {"@mst_learners": "spacy_mstparse.MIRA.v1",
+                                                          "k": args.dense_k}
         for B in (int(b) for b in str(args.B).split(",")):
             learner = {"@mst_learners": "spacy_mstparse.Sparseptron.v1", "B": B,
                        "shrink_every": args.shrink_every, "sparse_epochs": sparse_epochs}
@@ -102,10 +105,12 @@ def run_table(args):
         for label, learner in learners.items():
             epochs = sparse_epochs + debias_epochs if "B" in learner else args.epochs
             nlp, seconds = train(lang, learner, train_egs, epochs, "auto",
-                                 seed=args.seed, n_buckets=args.n_buckets)
+                                 seed=args.seed, n_buckets=args.n_buckets, features=args.features)
             parser = nlp.get_pipe("mst_parser")
             arc = parser.prediction_weights()[0]
             out = WORK / (f"{name}-sparse-B{learner['B']}" if "B" in learner else f"{name}-dense")
+            if args.features != "v1":
+                out = out.with_name(f"{out.name}-{args.features}")
             if args.n_buckets:
                 out = out.with_name(f"{out.name}-nb{args.n_buckets}")
             if args.seed:
@@ -115,6 +120,7 @@ def run_table(args):
             scores = nlp.evaluate(dev)
             row = {
                 "treebank": name, "learner": label, "config": learner, "epochs": epochs, "seed": args.seed,
+                "features": args.features,
                 "decoder": parser.decoder, "train_seconds": seconds,
                 "uas": 100 * scores["dep_uas"], "las": 100 * scores["dep_las"],
                 "nonzero": int(np.count_nonzero(arc)), "n_buckets": int(arc.size),
@@ -315,6 +321,10 @@ def main():
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--B", default="40", help="group budget(s), comma-separated")
     ap.add_argument("--no-dense", action="store_true", help="table: sparse rows only")
+    ap.add_argument("--features", choices=("v1", "v2"), default="v1",
+                    help="table: first-order feature set (v1: the earlier tables; v2: the shipped)")
+    ap.add_argument("--dense-k", type=int, default=1,
+                    help="table: k of the dense reference (k-best MIRA; 5 is the default learner)")
     ap.add_argument("--n-buckets", type=int, default=None,
                     help="table: size of the hashed arc-weight table (default: the factory's)")
     ap.add_argument("--overlap", default=None,

@@ -39,6 +39,7 @@ def test_sparse_config_trains_and_saves_only_kept_groups(docbins, tmp_path):
     assert parser.learner.debiasing
     kept = {g["id"] for g in parser.learner.groups() if g["kept"]}
     assert parser.learner.B == 22 and parser.learner.support == "gold"
+    assert parser.graph.first_order.direction_backoff  # v2 features
     assert 0 < len(kept) <= 22
     assert (tmp_path / "model-last" / "mst_parser" / "arc_weights.npz").exists()
     loaded = spacy.load(tmp_path / "model-last")
