@@ -213,12 +213,11 @@ class GraphModel:
         spread over ``n_threads`` threads (same results for any number)."""
         if not self.has_weights:
             raise ValueError("the model has no weights: train it or load saved weights")
-        if self.order == 3:  # no C path for grandparents yet
-            return [self.parse(sentence) for sentence in sentences]
+        keep = self.keep_heads or (self.GRAND_KEEP_HEADS if self.order == 3 else 0)
         return parse_sentences(list(sentences), self.first_order, self.sibling,
                                DECODERS[self.decoder].projective, self.prediction_arc_weights,
                                self.labeler, self.label_weights, self.root_label_id,
-                               n_threads, self.keep_heads)
+                               n_threads, keep, self.grandparent)
 
     # -- plain data ----------------------------------------------------------------
     def settings(self) -> Dict[str, object]:
