@@ -45,6 +45,10 @@ def main(argv=None) -> int:
     p.add_argument("--train-limit", type=int, default=0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--grand-keep", type=int, default=0,
+                   help="order 3: heads kept per word (GraphModel.GRAND_KEEP_HEADS; 0 = default)")
+    p.add_argument("--eval-keeps", default="",
+                   help="order 3: after training, dev UAS / LAS with these heads kept per word")
     p.add_argument("--output", type=Path, default=common.RESULTS / "grandparents.json")
     p.add_argument("--data-dir", type=Path, default=DATA)
     args = p.parse_args(argv)
@@ -55,6 +59,10 @@ def main(argv=None) -> int:
     from spacy_mstparse.components import mst_parser  # noqa: F401
     from spacy_mstparse.corpus.conll import read_conllu
     from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.graph.model import GraphModel
+
+    if args.grand_keep:
+        GraphModel.GRAND_KEEP_HEADS = args.grand_keep
 
     nlp = spacy.blank("en")
     examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,
@@ -83,7 +91,20 @@ def main(argv=None) -> int:
 
         common.train_epochs(parser, examples, args.epochs, 20, common.numpy_orders(args.seed),
                             on_epoch)
-        results["systems"][name] = {"config": SYSTEMS[name], "epochs": epochs}
+        results["systems"][name] = {"config": SYSTEMS[name], "epochs": epochs,
+                                    "grand_keep": GraphModel.GRAND_KEEP_HEADS}
+        if args.eval_keeps and parser.order == 3:
+            trained_keep = GraphModel.GRAND_KEEP_HEADS
+            by_keep = {}
+            for keep in [int(k) for k in args.eval_keeps.split(",")]:
+                GraphModel.GRAND_KEEP_HEADS = keep
+                scores = evaluate(parser, dev, gold_arrays)
+                by_keep[keep] = {"uas": scores["uas"], "las": scores["las"],
+                                 "words_per_second": scores["words_per_second"]}
+                common.log(f"{name} parsed with {keep} heads kept: UAS {scores['uas']:.2f} "
+                           f"LAS {scores['las']:.2f}, {scores['words_per_second']:,.0f} words/s")
+            GraphModel.GRAND_KEEP_HEADS = trained_keep
+            results["systems"][name]["parse_keep"] = by_keep
         parsers[name] = parser
         common.save_results(results, args.output)
     times = {name: [] for name in parsers}
