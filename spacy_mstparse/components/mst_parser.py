@@ -85,8 +85,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
         than 1%; graph/decoder_choice.py).
         With ``order = 2`` the non-projective decoder is the approximate
         second-order one.
-    order: 1 (arc-factored), 2 (arcs plus adjacent-sibling factors) or 3
-        (siblings plus grandparent factors; decoder "eisner" or "auto").
+    order: 1 (arcs), 2 (+ adjacent siblings) or 3 (+ grandparents; projective only).
     learner: a learner from the ``mst_learners`` registry.
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
