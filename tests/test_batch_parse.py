@@ -87,7 +87,8 @@ def test_scores_with_codes_equal_scores_with_the_weights_they_stand_for(sentence
 
 
 @pytest.mark.parametrize("order,decoder", [(1, "eisner"), (1, "chu_liu_edmonds"),
-                                           (2, "eisner"), (2, "chu_liu_edmonds")])
+                                           (2, "eisner"), (2, "chu_liu_edmonds"),
+                                           (3, "eisner")])
 @pytest.mark.parametrize("quantized", [False, True])
 def test_batch_parse_equals_the_python_path_on_any_number_of_threads(sentences, order, decoder,
                                                                      quantized):
@@ -216,7 +217,7 @@ def test_pruned_arc_scores_keep_the_full_scores_of_kept_arcs(sentences):
         assert np.all(pruned[inner] == -np.inf)
 
 
-@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("order", [1, 2, 3])
 def test_batch_parse_with_pruning_equals_the_python_path(sentences, order):
     model = random_model(order, "eisner", quantized=True)
     model.keep_heads = 3

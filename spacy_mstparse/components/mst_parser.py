@@ -85,7 +85,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
         than 1%; graph/decoder_choice.py).
         With ``order = 2`` the non-projective decoder is the approximate
         second-order one.
-    order: 1 (arc-factored) or 2 (arcs plus adjacent-sibling factors).
+    order: 1 (arcs), 2 (+ adjacent siblings) or 3 (+ grandparents; projective only).
     learner: a learner from the ``mst_learners`` registry.
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
@@ -131,8 +131,11 @@ class MSTParser(DependencyPipe):
         if self.cfg["decoder"] not in (*DECODERS, "auto"):
             raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
                              f"got {self.cfg['decoder']!r}")
-        if self.cfg["order"] not in (1, 2):
-            raise ValueError(f"[{name}] order must be 1 or 2, got {self.cfg['order']!r}")
+        if self.cfg["order"] not in (1, 2, 3):
+            raise ValueError(f"[{name}] order must be 1, 2 or 3, got {self.cfg['order']!r}")
+        if self.cfg["order"] == 3 and self.cfg["decoder"] not in ("eisner", "auto"):
+            raise ValueError(f"[{name}] order 3 (grandparents) is decoded projectively only: "
+                             f"set decoder = \"eisner\", not {self.cfg['decoder']!r}")
         if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"]) < 1:
             raise ValueError(f"[{name}] max_sentence_length, n_best and n_threads must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)

@@ -10,6 +10,9 @@
 - ``eisner_second_order`` / ``eisner_k_best``: exact projective decoding with
   sibling scores and k-best lists (McDonald & Pereira 2006; Huang & Chiang
   2005); first-order k-best is the same decoder without sibling scores.
+- ``eisner_grandparent``: exact projective decoding with sibling and
+  grandparent scores (Koo & Collins 2010, model 1 chart), over the arcs
+  with finite scores (prune first: O(n^4) unpruned).
 - ``approximate_nonprojective``: second-order non-projective decoding by
   hill-climbing from the projective tree (McDonald & Pereira 2006).
 - ``projective_marginals`` / ``nonprojective_marginals``: exact arc marginals
@@ -29,6 +32,7 @@ forbidden arcs whenever its search space holds one, and raises
 """
 from .chu_liu_edmonds import chu_liu_edmonds
 from .eisner import eisner
+from .eisner_grandparent import eisner_grandparent, grandparent_tree_score
 from .eisner_second_order import eisner_k_best, eisner_second_order, second_order_tree_score
 from .kbest_spanning_trees import chu_liu_edmonds_k_best
 from .marginals import nonprojective_marginals, projective_marginals
@@ -42,6 +46,8 @@ __all__ = [
     "eisner_second_order",
     "eisner_k_best",
     "second_order_tree_score",
+    "eisner_grandparent",
+    "grandparent_tree_score",
     "approximate_nonprojective",
     "improve_tree",
     "projective_marginals",

@@ -1,7 +1,9 @@
 # The template-id space of every feature module (first-order arcs,
-# McDonald et al. 2005 Table 1; adjacent siblings, McDonald & Pereira 2006):
+# McDonald et al. 2005 Table 1; adjacent siblings, McDonald & Pereira 2006;
+# grandparents, Carreras 2007 / Koo & Collins 2010):
 # a feature's hash starts from its template id, so ids must never clash.
-# first_order.pyx, feature_groups.pyx and second_order.pyx cimport these.
+# first_order.pyx, feature_groups.pyx, second_order.pyx and grandparent.pyx
+# cimport these.
 
 cdef enum Template:
     T_HWP = 1
@@ -57,3 +59,16 @@ cdef enum SiblingTemplate:
     S_WP = 3
     S_PW = 4
     S_WW = 250
+
+cdef enum GrandTemplate:
+    # Grandparent templates: GRAND_BASE + tag column * GRAND_STRIDE + G_TRIP..G_HPCW,
+    # and G_WW (no tag), above the sibling ids.
+    GRAND_BASE = 300
+    GRAND_STRIDE = 16
+    G_TRIP = 1
+    G_GC = 2
+    G_GWC = 3
+    G_GCW = 4
+    G_GHW = 5
+    G_HPCW = 6
+    G_WW = 350

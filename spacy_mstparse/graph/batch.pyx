@@ -3,7 +3,8 @@
 The plain prediction of ``GraphModel`` (1-best tree, no constraints, no
 probabilities) for many sentences at once: for each sentence, arc scores
 (McDonald et al. 2005; with ``order = 2`` also sibling scores, McDonald &
-Pereira 2006), the decoder (Eisner 1996 / its second-order chart;
+Pereira 2006; ``order = 3`` siblings and grandparents, Koo & Collins 2010),
+the decoder (Eisner 1996 / its second- or third-order chart;
 Chu-Liu-Edmonds, or the second-order hill-climb), and the second-stage
 labeler (McDonald et al. 2006) run in one C function. No Python object is
 created per sentence besides the two result arrays, and the sentences of a
@@ -13,7 +14,9 @@ thread runs, so the output does not depend on the number of threads.
 
 With ``keep`` > 0 (arc pruning, ``decoders.pruning``) first order prunes
 on the cheap first-pass scores before the full arc scores; second order
-prunes on the full arc scores before the (cubic) sibling scores.
+prunes on the full arc scores before the (cubic) sibling scores; order 3
+always prunes (``keep`` is then the model's ``GRAND_KEEP_HEADS`` when 0)
+before the sibling and grandparent scores.
 
 The results equal ``GraphModel.parse`` sentence by sentence (the same C
 functions on the same scores); ``tests/test_batch_parse.py`` checks it.
@@ -28,10 +31,12 @@ import numpy
 
 from ..decoders.chu_liu_edmonds cimport chu_liu_edmonds_decode
 from ..decoders.eisner cimport eisner_decode
+from ..decoders.eisner_grandparent cimport eisner_grandparent_decode
 from ..decoders.eisner_second_order cimport eisner_second_order_decode
 from ..decoders.pruning cimport prune_arcs
 from ..decoders.second_order_nonprojective cimport improve_tree_c
 from ..features.first_order cimport FirstOrderFeatures
+from ..features.grandparent cimport GrandparentFeatures
 from ..features.second_order cimport SiblingFeatures
 from ..features.sentence cimport Sentence
 from ..features.weights cimport Weights, weights_view
@@ -43,7 +48,8 @@ cdef enum Status:
     NO_TREE = 1
 
 
-cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s,
+cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling,
+                   GrandparentFeatures grand, Sentence s,
                    const Weights* w, bint projective, ArcLabeler labeler,
                    const float* label_w, int root_label, int keep, int* heads,
                    int32_t* labels) noexcept nogil:
@@ -52,26 +58,36 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s
     cdef size_t NN = <size_t>N * N
     cdef float* arc = <float*>malloc(NN * sizeof(float))
     cdef float* sib = NULL
+    cdef float* gp = NULL
     cdef double tree_score
     if arc is NULL:
         return NO_MEMORY
     if sibling is not None:
         sib = <float*>malloc(NN * N * sizeof(float))
-        if sib is NULL:
-            free(arc)
+        if grand is not None:
+            gp = <float*>malloc(NN * N * sizeof(float))
+        if sib is NULL or (grand is not None and gp is NULL):
+            free(arc); free(sib); free(gp)
             return NO_MEMORY
         memset(sib, 0, NN * N * sizeof(float))
+        if gp is not NULL:
+            memset(gp, 0, NN * N * sizeof(float))
     if first.score_into(s, w, 1.0, arc, 0 if sib is not NULL else keep) != 0:
         rc = NO_MEMORY
     elif sib is not NULL and keep > 0 and prune_arcs(arc, n, keep) != 0:
         rc = NO_MEMORY
     elif sib is not NULL and sibling.score_into(s, w, 1.0, sib, arc) != 0:
         rc = NO_MEMORY
+    elif gp is not NULL and grand.score_into(s, w, 1.0, gp, arc) != 0:
+        rc = NO_MEMORY
     elif n == 0:
         heads[0] = -1
     elif sib is NULL:
         rc = eisner_decode(arc, n, heads, True) if projective else \
             chu_liu_edmonds_decode(arc, n, heads, True)
+    elif gp is not NULL:
+        k = eisner_grandparent_decode(arc, sib, gp, n, heads, &tree_score)
+        rc = NO_MEMORY if k < 0 else (NO_TREE if k == 0 else PARSED)
     else:
         k = eisner_second_order_decode(arc, sib, n, 1, heads, &tree_score)
         if k < 0:
@@ -82,6 +98,7 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s
             improve_tree_c(arc, sib, n, heads, N * N)
     free(arc)
     free(sib)
+    free(gp)
     if rc != PARSED:
         return rc
     if labeler is None:
@@ -93,10 +110,12 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s
 
 def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures sibling,
                     bint projective, arc_weights, ArcLabeler labeler, label_weights,
-                    int root_label=-1, int n_threads=1, int keep=0):
+                    int root_label=-1, int n_threads=1, int keep=0,
+                    GrandparentFeatures grand=None):
     """``[(heads, label ids)]`` (int32 arrays, entry 0 = -1) of every sentence.
 
-    first / sibling: the feature extractors (``sibling`` None for order 1);
+    first / sibling / grand: the feature extractors (``sibling`` None for
+    order 1, ``grand`` None below order 3; with ``grand``, projective only);
     projective: Eisner (True) or Chu-Liu-Edmonds / the hill-climb (False);
     arc_weights: float32 vector or ``QuantizedWeights``; labeler (or None)
     and its float32 ``label_weights``; n_threads: OpenMP threads (>= 1);
@@ -104,6 +123,8 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
     """
     if n_threads < 1 or keep < 0:
         raise ValueError(f"n_threads must be >= 1 and keep >= 0, got {n_threads}, {keep}")
+    if grand is not None and (sibling is None or not projective):
+        raise ValueError("grandparent factors need sibling features and a projective decoder")
     cdef Weights w
     weights_view(arc_weights, first.n_buckets, &w)
     cdef const float[::1] lw
@@ -138,7 +159,7 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
         heads[i] = &hv[0]
         labels[i] = &lv[0]
     for i in prange(m, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
-        status[i] = parse_one(first, sibling, <Sentence>sent[i], &w, projective, labeler,
+        status[i] = parse_one(first, sibling, grand, <Sentence>sent[i], &w, projective, labeler,
                               label_ptr, root_label, keep, heads[i], labels[i])
     worst = PARSED
     for i in range(m):

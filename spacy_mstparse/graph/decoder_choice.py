@@ -45,11 +45,12 @@ def choose_decoder(trees: Sequence[numpy.ndarray], threshold: float,
     """(decoder name, what the choice rests on) for the training trees
     ``trees`` of a model of this ``order``: Chu-Liu-Edmonds when their
     non-projective arc share is above ``threshold`` (and, at second order,
-    above ``SECOND_ORDER_MIN_SHARE``), else Eisner."""
+    above ``SECOND_ORDER_MIN_SHARE``), else Eisner; always Eisner at order 3
+    (grandparents are decoded projectively only)."""
     share = nonprojective_arc_share(trees)
     if order == 2:
         threshold = max(threshold, SECOND_ORDER_MIN_SHARE)
-    name = NONPROJECTIVE if share > threshold else PROJECTIVE
+    name = NONPROJECTIVE if share > threshold and order < 3 else PROJECTIVE
     complete = sum(1 for heads in trees if min(heads[1:], default=0) >= 0)
     info = {"nonprojective_arc_share": share, "nonprojective_threshold": threshold,
             "trees": complete}

@@ -15,6 +15,13 @@ Eisner (1996) with McDonald & Pereira's (2006) second-order chart and Huang
 & Chiang's (2005) k-best lists is projective; Chu-Liu-Edmonds (McDonald et
 al. 2005b) is non-projective, with the approximate second-order climb of
 McDonald & Pereira (2006).
+
+Order 3 (siblings and grandparents) passes a ``GrandScores`` (sibling and
+grandparent arrays) where second order passes the sibling array; only
+Eisner has a third-order decoder (Koo & Collins 2010's model 1 chart,
+exact, O(n^4) unpruned: the model prunes arcs first). Its k-best list is
+approximate: the exact best tree, then the second-order k best trees
+rescored with the grandparent factors, the k best distinct ones.
 """
 from typing import Callable, List, NamedTuple, Optional
 
@@ -29,6 +36,8 @@ from ..decoders import (
     eisner_k_best,
     eisner_second_order,
     improve_tree,
+    grandparent_tree_score,
+    eisner_grandparent,
     second_order_tree_score,
 )
 
@@ -39,6 +48,45 @@ class Decoder(NamedTuple):
     k_best: Optional[Callable]              # first order
     second_order_k_best: Optional[Callable]
     projective: bool
+    third_order: Optional[Callable] = None  # (arc, GrandScores) -> heads
+
+
+class GrandScores(NamedTuple):
+    """The higher-order score arrays of order 3: ``sib[h, s, c]`` and ``grand[g, h, c]``."""
+    sib: numpy.ndarray
+    grand: numpy.ndarray
+
+
+def tree_score(arc, parts, heads) -> float:
+    """A tree's score under the arc scores and ``parts`` (None, a sibling
+    array, or ``GrandScores``), as the decoders count it."""
+    if isinstance(parts, GrandScores):
+        return grandparent_tree_score(arc, parts.sib, parts.grand, heads)
+    if parts is not None:
+        return second_order_tree_score(arc, parts, heads)
+    words = numpy.arange(1, len(heads))
+    return float(numpy.asarray(arc, dtype=numpy.float64)[numpy.asarray(heads)[1:], words].sum())
+
+
+def _grand_1best(arc, parts):
+    return eisner_grandparent(arc, parts.sib, parts.grand)
+
+
+def grandparent_k_best(arc, parts, k):
+    """Up to k distinct projective trees, best first: the exact third-order
+    best and the second-order k best (sibling scores only) rescored with
+    the grandparent factors. Returns ``(heads, scores)``."""
+    trees = {}
+    best = _grand_1best(arc, parts)
+    trees[best.tobytes()] = best
+    if k > 1:
+        for heads in eisner_k_best(arc, parts.sib, k)[0]:
+            heads = numpy.asarray(heads, dtype=numpy.int32)
+            trees.setdefault(heads.tobytes(), heads)
+    scored = sorted(((tree_score(arc, parts, h), i, h) for i, h in enumerate(trees.values())),
+                    key=lambda item: (-item[0], item[1]))[:k]
+    return (numpy.array([h for _, _, h in scored], dtype=numpy.int32),
+            numpy.array([score for score, _, _ in scored], dtype=numpy.float64))
 
 
 def _cle_k_best(arc, sib, k):
@@ -65,17 +113,24 @@ def approximate_nonprojective_k_best(arc, sib, k):
 
 
 DECODERS = {
-    "eisner": Decoder(eisner, eisner_second_order, eisner_k_best, eisner_k_best, True),
+    "eisner": Decoder(eisner, eisner_second_order, eisner_k_best, eisner_k_best, True,
+                      _grand_1best),
     "chu_liu_edmonds": Decoder(chu_liu_edmonds, approximate_nonprojective, _cle_k_best,
                                approximate_nonprojective_k_best, False),
 }
 
 
-def decode(name: str, arc: numpy.ndarray, sib: Optional[numpy.ndarray] = None,
-           k: int = 1) -> List[numpy.ndarray]:
+def decode(name: str, arc: numpy.ndarray, sib=None, k: int = 1) -> List[numpy.ndarray]:
     """The best tree, or up to ``k`` best (best first) where the decoder has
-    an exact k-best variant for these scores; otherwise one tree."""
+    a k-best variant for these scores; otherwise one tree. ``sib`` is None
+    (first order), the sibling array, or ``GrandScores`` (order 3)."""
     entry = DECODERS[name]
+    if isinstance(sib, GrandScores):
+        if entry.third_order is None:
+            raise ValueError(f"decoder {name!r} has no third-order (grandparent) variant")
+        if k > 1:
+            return list(grandparent_k_best(arc, sib, k)[0])
+        return [entry.third_order(arc, sib)]
     k_best = entry.k_best if sib is None else entry.second_order_k_best
     if k > 1 and k_best is not None:
         return list(k_best(arc, sib, k)[0])

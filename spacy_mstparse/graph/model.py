@@ -1,7 +1,10 @@
 """``GraphModel``: the graph-based dependency parser without spaCy.
 
 It holds the feature extractors (first-order arcs, McDonald et al. 2005
-Table 1; adjacent siblings for ``order = 2``, McDonald & Pereira 2006), the
+Table 1; adjacent siblings for ``order = 2``, McDonald & Pereira 2006;
+siblings and grandparents for ``order = 3``, Carreras 2007 / Koo & Collins
+2010, decoded over arcs pruned to the ``GRAND_KEEP_HEADS`` best heads of
+every word, in training too: the exact chart is O(n^4) unpruned), the
 decoder name (``decoding.DECODERS``), the second-stage arc labeler
 (McDonald et al. 2006) with its label inventory, and the prediction weights
 (float32 arc and label vectors). It scores an encoded ``Sentence``, decodes
@@ -24,11 +27,12 @@ import numpy
 
 from ..decoders.pruning import apply_pruning, prune_heads
 from ..features.config import FeatureConfig
+from ..features.grandparent import GrandparentFeatures
 from ..features.second_order import SiblingFeatures
 from ..features.weights import quantize
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
 from .batch import parse_sentences
-from .decoding import DECODERS, decode
+from .decoding import DECODERS, GrandScores, decode
 
 
 class GraphModel:
@@ -36,7 +40,8 @@ class GraphModel:
     (Label restrictions: ``restriction_arrays`` / ``set_restriction_arrays``.)
 
     features: the ``FeatureConfig`` (first-order extractor, table size).
-    order: 1 (arcs) or 2 (arcs and adjacent siblings).
+    order: 1 (arcs), 2 (arcs and adjacent siblings) or 3 (arcs, adjacent
+        siblings and grandparents; projective decoders only).
     decoder: a name of ``DECODERS``.
     labels: the label inventory; ``root_label`` the label of the root word.
     label_buckets: rows of the labeler's hashed table.
@@ -51,6 +56,11 @@ class GraphModel:
     """
 
     LATEST_LABELER = LATEST_LABELER   # the labeler version new models get
+    # Order 3: heads kept per word (by arc score) when keep_heads is 0, in
+    # training and prediction. TurboParser keeps at most 10 by a separate
+    # first-order pruner; ranked by this model's own arc part, 10 cost 1.3
+    # UAS on EWT dev against 30 (BENCHMARKS.md, "Grandparent factors").
+    GRAND_KEEP_HEADS = 30
 
     def __init__(
         self,
@@ -67,13 +77,17 @@ class GraphModel:
     ):
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {sorted(DECODERS)}, got {decoder!r}")
-        if order not in (1, 2):
-            raise ValueError(f"order must be 1 or 2, got {order!r}")
+        if order not in (1, 2, 3):
+            raise ValueError(f"order must be 1, 2 or 3, got {order!r}")
+        if order == 3 and DECODERS[decoder].third_order is None:
+            raise ValueError(f"order 3 (grandparents) has no {decoder!r} decoder: use 'eisner'")
         self.features = features
         self.first_order = features.first_order
         self.order = int(order)
         self.decoder = decoder
-        self.sibling = SiblingFeatures(features.n_buckets, features.n_tagsets) if order == 2 else None
+        self.sibling = SiblingFeatures(features.n_buckets, features.n_tagsets) if order >= 2 else None
+        self.grandparent = (GrandparentFeatures(features.n_buckets, features.n_tagsets)
+                            if order == 3 else None)
         self.labels = list(labels)
         self.root_label = root_label
         self.label_buckets = int(label_buckets)
@@ -129,17 +143,24 @@ class GraphModel:
 
     # -- scoring, decoding, labelling -------------------------------------------
     def scores(self, sentence, weights: Optional[numpy.ndarray] = None, scale: float = 1.0):
-        """Arc score matrix and, for order 2, the sibling score array of one
-        sentence under ``weights`` (default: the prediction weights,
-        ``prediction_arc_weights``, pruned to ``keep_heads`` heads per word)."""
+        """Arc score matrix and, for order 2, the sibling score array (order 3:
+        ``GrandScores``, sibling and grandparent arrays) of one sentence under
+        ``weights`` (default: the prediction weights, ``prediction_arc_weights``,
+        pruned to ``keep_heads`` heads per word; order 3 always prunes, to
+        ``keep_heads`` or ``GRAND_KEEP_HEADS``)."""
         keep = self.keep_heads if weights is None else 0
         w = self.prediction_arc_weights if weights is None else weights
         if self.order == 1:
             return self.first_order.score(sentence, w, scale, keep), None
         arc = self.first_order.score(sentence, w, scale)
-        if keep:  # second order: prune on the full arc scores
+        if self.order == 3:
+            keep = keep or self.GRAND_KEEP_HEADS
+        if keep:  # prune on the full arc scores
             arc = apply_pruning(arc, prune_heads(arc, keep))
-        return arc, self.sibling.score(sentence, w, scale, arc if keep else None)
+        sib = self.sibling.score(sentence, w, scale, arc if keep else None)
+        if self.order == 3:
+            return arc, GrandScores(sib, self.grandparent.score(sentence, w, scale, arc))
+        return arc, sib
 
     def decode(self, arc, sib=None, k: int = 1) -> List[numpy.ndarray]:
         """The best tree (or up to k best, best first, where exact k-best
@@ -175,10 +196,13 @@ class GraphModel:
             self.labeler.set_restrictions(arrays["keys"], arrays["allowed"])
 
     def tree_features(self, sentence, heads) -> numpy.ndarray:
-        """Feature ids (uint64, with repeats) of a tree: arcs, and siblings for order 2."""
+        """Feature ids (uint64, with repeats) of a tree: arcs, siblings for
+        order 2, siblings and grandparents for order 3."""
         ids = self.first_order.tree_features(sentence, heads)
-        if self.order == 2:
+        if self.order >= 2:
             ids = numpy.concatenate([ids, self.sibling.tree_features(sentence, heads)])
+        if self.order == 3:
+            ids = numpy.concatenate([ids, self.grandparent.tree_features(sentence, heads)])
         return ids
 
     def parse(self, sentence) -> Tuple[numpy.ndarray, numpy.ndarray]:
@@ -191,10 +215,11 @@ class GraphModel:
         spread over ``n_threads`` threads (same results for any number)."""
         if not self.has_weights:
             raise ValueError("the model has no weights: train it or load saved weights")
+        keep = self.keep_heads or (self.GRAND_KEEP_HEADS if self.order == 3 else 0)
         return parse_sentences(list(sentences), self.first_order, self.sibling,
                                DECODERS[self.decoder].projective, self.prediction_arc_weights,
                                self.labeler, self.label_weights, self.root_label_id,
-                               n_threads, self.keep_heads)
+                               n_threads, keep, self.grandparent)
 
     # -- plain data ----------------------------------------------------------------
     def settings(self) -> Dict[str, object]:

@@ -28,9 +28,9 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 
-from ..decoders import nonprojective_marginals, projective_marginals, second_order_tree_score
+from ..decoders import nonprojective_marginals, projective_marginals
 from .constraints import Constraints
-from .decoding import DECODERS, decode
+from .decoding import DECODERS, decode, tree_score
 
 MAX_DOUBLINGS = 6
 # Floor of a gold head's probability in the log-likelihood (a gold arc the
@@ -163,7 +163,7 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
     words = numpy.arange(1, arc.shape[0])
     for heads in candidates:
         arc_score = float(arc[heads[1:], words].astype("float64").sum())
-        score = second_order_tree_score(arc, sib, heads) if sib is not None else arc_score
+        score = tree_score(arc, sib, heads) if sib is not None else arc_score
         prob = None
         if marg is not None:
             prob = float(math.exp(min(0.0, arc_score / marg.temperature - marg.log_z)))
