@@ -92,7 +92,6 @@ def n_chunks(n_bytes: int, workers: int, chunk_bytes: Optional[int] = None) -> i
 class Chunk(NamedTuple):
     """One byte range of one input file, the unit of work of a worker."""
 
-    file: int  # index in the list of input files
     index: int  # chunk number within the file (0 = first)
     input_path: str
     output_path: str
@@ -150,13 +149,13 @@ def plan_chunks(pairs: Sequence[Tuple[Path, Path]], formats: Sequence[str], work
     from ..corpus.conll import EmptyInputError
 
     files = []
-    for k, ((inp, out), fmt) in enumerate(zip(pairs, formats)):
+    for (inp, out), fmt in zip(pairs, formats):
         size = Path(inp).stat().st_size
         ranges = split_file(inp, n_chunks(size, workers, chunk_bytes),
                             at_blank_lines=fmt != "text")
         if not ranges:
             raise EmptyInputError(inp, "text") if fmt == "text" else EmptyInputError(inp)
-        files.append([Chunk(k, i, str(inp), str(out), fmt, tuple(r[:3]))
+        files.append([Chunk(i, str(inp), str(out), fmt, tuple(r[:3]))
                       for i, r in enumerate(ranges)])
     return files
 
