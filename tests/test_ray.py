@@ -69,8 +69,10 @@ def tagged_pipeline(trained_pipeline, sample_train, tmp_path_factory):
 @pytest.mark.slow
 def test_ray_parse_writes_what_parse_writes(inputs, tagged_pipeline, trained_pipeline, tmp_path):
     out = tmp_path / "ray"
-    summary = ray_parse(tagged_pipeline, inputs, out, workers=2, gold_tags=False, chunk_bytes=2500)
+    summary = ray_parse(tagged_pipeline, inputs, out, workers=2, gold_tags=False, chunk_bytes=2500,
+                        driver_share=False)
     assert [f["docs"] for f in summary["files"]] == [40, 9]
+    assert summary["driver_chunks"] == 0 and summary["chunks"] > 10  # all on the actors
     for name, fmt in (("dev40", "conllu"), ("lines", "text")):
         source = next(inputs.glob(f"{name}.*"))
         reference = tmp_path / f"{name}.ref.conllu"

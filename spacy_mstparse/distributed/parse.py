@@ -2,12 +2,15 @@
 output of ``parse`` (the same steps of ``parsing``: ``check_parse_args``,
 ``read_parse_input``, ``parse_items``, ``render_parses``).
 
-The driver does no per-word work. It checks the arguments, cuts each input
-file into byte ranges at sentence breaks (``corpus.byte_ranges.split_file``:
-after blank lines for CoNLL, at line breaks for text; a scan that decodes
-nothing) and puts the pipeline (its config and ``nlp.to_bytes()``) in Ray's
-object store once; the actors import spaCy while the driver loads the
-pipeline, then build it from the object store. Each chunk -- a byte range
+The driver checks the arguments and cuts each input file into byte ranges
+at sentence breaks (``corpus.byte_ranges.split_file``: after blank lines for
+CoNLL, at line breaks for text; a scan that decodes nothing). While Ray
+starts and the actors import spaCy, a driver thread (``StartupShare``)
+loads the pipeline -- put in Ray's object store once (its config and
+``nlp.to_bytes()``), the actors build it from there -- and then parses
+chunks from the front of the input itself until the actors are ready (the
+cores are not busy while Ray starts; ``driver_share=False`` turns it off);
+the actors take the rest. Each chunk -- a byte range
 with its first line number, its bytes read by the driver and sent through
 the object store (workers on other nodes need no access to the file) -- is
 decoded, validated, parsed and rendered by a worker with the steps of
@@ -43,7 +46,7 @@ from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tu
 from .cluster import DistributedError, gather, kill_actors, ray_session, require_ray
 
 INPUT_SUFFIXES = (".conllu", ".conll", ".conllx", ".txt")
-CHUNK_BYTES = 1 << 20  # about 16,000 words of CoNLL-U, 150,000 of text
+CHUNK_BYTES = 1 << 19  # about 7,500 words of CoNLL-U (0.3 s of parsing), 75,000 of text
 MIN_CHUNKS_PER_WORKER = 4
 QUEUED_PER_WORKER = 2
 
@@ -128,6 +131,7 @@ class ParseWorker:
         from ..corpus.conll import sentence_bounds
         from ..parsing import parse_items, read_parse_input, render_parses
 
+        cpu = time.thread_time()
         with warnings.catch_warnings(record=True) as caught:  # the process's filters
             items, copy_attrs = read_parse_input(
                 self.nlp, model, chunk.input_path, chunk.fmt, gold_tags,
@@ -138,7 +142,8 @@ class ParseWorker:
         return {"conllu": text.encode("utf-8"), "docs": len(docs),
                 "tokens": sum(len(d) for d in docs),
                 "sentences": sum(len(sentence_bounds(d)) for d in docs), "dropped": n_dropped,
-                "warnings": [(w.category, str(w.message)) for w in caught]}
+                "warnings": [(w.category, str(w.message)) for w in caught],
+                "cpu_seconds": time.thread_time() - cpu}
 
 
 def plan_chunks(pairs: Sequence[Tuple[Path, Path]], formats: Sequence[str], workers: int,
@@ -160,14 +165,73 @@ def plan_chunks(pairs: Sequence[Tuple[Path, Path]], formats: Sequence[str], work
     return files
 
 
-def _in_order(ray, actors: Sequence[Any], chunks: Sequence[Chunk], submit) -> Iterator[Tuple[Chunk, Any]]:
-    """(chunk, result ref) in input order, each once its task is done, while
-    every actor is kept busy: it gets the next chunk when it returns one
-    (``QUEUED_PER_WORKER`` queued each); ``submit(actor, chunk)`` -> ref."""
+class StartupShare(threading.Thread):
+    """The driver's thread while Ray starts: loads the pipeline and its bytes
+    for the object store (``pipeline``, or ``error``; ``loaded`` is set
+    then), and with ``parse`` parses chunks from the front of the input with
+    a ``ParseWorker``'s own steps until ``stop()`` (the actors are ready):
+    ``results[k]`` is chunk k's result, or the exception it raised (the
+    thread stops there)."""
+
+    def __init__(self, model, chunks: Sequence[Chunk], gold_tags: bool, batch_size: int,
+                 parse: bool = True):
+        super().__init__(daemon=True)
+        self.model, self.chunks, self.parse = model, chunks, parse
+        self.args = (gold_tags, batch_size)
+        self.loaded = threading.Event()
+        self.pipeline: Optional[Tuple[str, bytes]] = None
+        self.error: Optional[BaseException] = None
+        self.results: Dict[int, Any] = {}
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._claimed = 0
+
+    def run(self) -> None:
+        from ..corpus.byte_ranges import ByteRange
+        from ..evaluation import load_pipeline
+
+        try:
+            nlp = load_pipeline(self.model)
+            self.pipeline = (nlp.config.to_str(), nlp.to_bytes())
+        except BaseException as err:  # noqa: BLE001  (raised by the main thread)
+            self.error = err
+            return
+        finally:
+            self.loaded.set()
+        worker = ParseWorker()
+        worker.nlp = nlp
+        while self.parse:
+            with self._lock:
+                if self._stopped or self._claimed == len(self.chunks):
+                    return
+                k = self._claimed
+                self._claimed += 1
+            chunk = self.chunks[k]
+            try:
+                data = ByteRange(*chunk.byte_range).read(chunk.input_path)
+                self.results[k] = worker.parse_chunk(str(self.model), chunk, data, *self.args)
+            except BaseException as err:  # noqa: BLE001
+                self.results[k] = err
+                return
+
+    def stop(self) -> int:
+        """Take no further chunk; returns how many were taken."""
+        with self._lock:
+            self._stopped = True
+            return self._claimed
+
+
+def _in_order(ray, actors: Sequence[Any], chunks: Sequence[Chunk], submit,
+              local: StartupShare) -> Iterator[Tuple[Chunk, Any]]:
+    """(chunk, its result ref, or for the chunks ``local`` took its result)
+    in input order, each once done, while every actor is kept busy: it gets
+    the next chunk when it returns one (``QUEUED_PER_WORKER`` queued each);
+    ``submit(actor, chunk)`` -> ref."""
     refs: List[Any] = [None] * len(chunks)
     pending: Dict[Any, Tuple[int, int]] = {}
-    done = set()
-    next_chunk = 0
+    n_local = local.stop()
+    done = set(range(n_local))
+    next_chunk = n_local
 
     def feed(a: int) -> None:
         nonlocal next_chunk
@@ -181,48 +245,65 @@ def _in_order(ray, actors: Sequence[Any], chunks: Sequence[Chunk], submit) -> It
         for a in range(len(actors)):
             feed(a)
     for k, chunk in enumerate(chunks):
+        if k < n_local:
+            while local.is_alive() and k not in local.results:
+                _collect(ray, pending, done, feed, timeout=0.05)
+            if k not in local.results:  # stopped by an error before chunk k
+                raise DistributedError(f"{chunk.name()} was not parsed")
+            yield chunk, local.results.pop(k)
+            continue
         while k not in done:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                i, a = pending.pop(ref)
-                done.add(i)
-                feed(a)
+            _collect(ray, pending, done, feed)
         yield chunk, refs[k]
         refs[k] = None
 
 
+def _collect(ray, pending: Dict[Any, Tuple[int, int]], done: set, feed,
+             timeout: Optional[float] = None) -> None:
+    """Wait for a task (at most ``timeout`` s); each one done frees its actor
+    for the next chunk."""
+    if not pending:
+        if timeout:
+            time.sleep(timeout)
+        return
+    ready, _ = ray.wait(list(pending), num_returns=1, timeout=timeout)
+    for ref in ready:
+        i, a = pending.pop(ref)
+        done.add(i)
+        feed(a)
+
+
 def ray_parse(model, input_path, output_path, workers: int, address: Optional[str] = None,
               fmt: str = "auto", gold_tags: bool = False, batch_size: int = 64,
-              chunk_bytes: Optional[int] = None) -> Dict[str, Any]:
+              chunk_bytes: Optional[int] = None, driver_share: bool = True) -> Dict[str, Any]:
     """Parse a file (or every file of a folder) on ``workers`` Ray actors and
     write what ``parse`` writes. Returns a summary (totals and per file).
-    ``chunk_bytes``: the size of the chunks (default: ``n_chunks``)."""
+    ``chunk_bytes``: the size of the chunks (default: ``n_chunks``);
+    ``driver_share``: the driver parses the first chunks while Ray starts."""
     require_ray()
     from ..corpus.atomic import atomic_writer
     from ..corpus.byte_ranges import ByteRange
     from ..corpus.conll import EmptyInputError
-    from ..evaluation import load_pipeline
     from ..parsing import check_parse_args, warn_resegmented
 
     pairs = input_files(Path(input_path), Path(output_path))
     formats = [check_parse_args(inp, out, fmt, gold_tags, batch_size) for inp, out in pairs]
     files = plan_chunks(pairs, formats, workers, chunk_bytes)
+    chunks = [c for file_chunks in files for c in file_chunks]
     start = time.perf_counter()
-    loaded: Dict[str, Any] = {}
-    loader = threading.Thread(target=lambda: loaded.update(nlp=_load(load_pipeline, model)),
-                              daemon=True)
-    loader.start()  # while Ray starts
+    local = StartupShare(model, chunks, gold_tags, batch_size, parse=driver_share)
+    local.start()  # while Ray starts
     summaries = []
+    cpu = {"driver": 0.0, "workers": 0.0}
     with ray_session(workers, address) as ray:
         actor_cls = ray.remote(num_cpus=1)(ParseWorker)
         actors = [actor_cls.remote() for _ in range(workers)]
         try:
-            loader.join()
-            nlp = loaded["nlp"]
-            if isinstance(nlp, BaseException):
-                raise nlp
-            pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
-            del nlp, loaded["nlp"]
+            local.loaded.wait()
+            if local.error is not None:
+                raise local.error
+            pipeline_ref = ray.put(local.pipeline)
+            local.pipeline = None
             gather([a.load.remote(pipeline_ref) for a in actors],
                    [f"loading the pipeline on worker {i + 1}" for i in range(workers)])
             ready = time.perf_counter()
@@ -232,18 +313,20 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
                 return actor.parse_chunk.remote(str(model), chunk, data, gold_tags, batch_size,
                                                 first_doc, first_sentence)
 
-            stream = _in_order(ray, actors, [c for chunks in files for c in chunks], submit)
-            for chunks in files:
-                inp, out, file_fmt = chunks[0].input_path, chunks[0].output_path, chunks[0].fmt
+            stream = _in_order(ray, actors, chunks, submit, local)
+            for file_chunks in files:
+                inp, out, file_fmt = (file_chunks[0].input_path, file_chunks[0].output_path,
+                                      file_chunks[0].fmt)
                 counts = {"docs": 0, "sentences": 0, "tokens": 0, "dropped": 0}
                 caught: Dict[Tuple[type, str], None] = {}  # in order, once each
                 with atomic_writer(out) as file_:
-                    for chunk in chunks:
-                        _, ref = next(stream)
-                        part = _result(ref, chunk, lambda: submit(
+                    for chunk in file_chunks:
+                        _, result = next(stream)
+                        part = _result(result, chunk, lambda: submit(
                             actors[0], chunk, counts["docs"] + 1, counts["sentences"] + 1))
                         caught.update(dict.fromkeys(part["warnings"]))
                         file_.write(part["conllu"])
+                        cpu["driver" if isinstance(result, dict) else "workers"] += part["cpu_seconds"]
                         for key in counts:
                             counts[key] += part[key]
                     if counts["docs"] == 0:
@@ -253,26 +336,26 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
                     warn_resegmented(inp, counts.pop("dropped"))
                 summaries.append({"input": inp, "output": out, "format": file_fmt, **counts})
         finally:
+            local.stop()
             kill_actors(actors)
     return {"input": str(input_path), "output": str(output_path), "workers": workers,
             "files": summaries, "seconds": time.perf_counter() - start,
-            "startup_seconds": ready - start,
+            "startup_seconds": ready - start, "chunks": len(chunks),
+            "driver_chunks": local.stop(), "driver_cpu_seconds": cpu["driver"],
+            "worker_cpu_seconds": cpu["workers"],
             **{key: sum(f[key] for f in summaries) for key in ("docs", "sentences", "tokens")}}
 
 
-def _load(load_pipeline, model):
-    """The pipeline, or the error loading it (raised by the main thread)."""
+def _result(result, chunk: Chunk, again) -> Dict[str, Any]:
+    """A chunk's result (a ref, or what the driver's thread returned or
+    raised); an input error of a chunk after the first is raised from a
+    second run (``again()``) numbered from the chunks before it."""
     try:
-        return load_pipeline(model)
-    except BaseException as err:  # noqa: BLE001
-        return err
-
-
-def _result(ref, chunk: Chunk, again) -> Dict[str, Any]:
-    """A chunk's result; an input error of a chunk after the first is raised
-    from a second run (``again()``) numbered from the chunks before it."""
-    try:
-        return gather([ref], [chunk.name()], expected=_expected_errors())[0]
+        if isinstance(result, dict):
+            return result
+        if isinstance(result, BaseException):
+            raise result
+        return gather([result], [chunk.name()], expected=_expected_errors())[0]
     except _expected_errors():
         if chunk.index == 0:
             raise
