@@ -36,6 +36,7 @@ Results: benchmarks/results/ray_parse.json.
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -144,6 +145,17 @@ def parse_model(args, work: Path) -> Path:
     return work / "parse-model" / "model-last"
 
 
+def ray_parse_figures(log_path: Path) -> dict:
+    """Ray start-up and the driver's share, from ray-parse's last line."""
+    match = re.search(r"in ([0-9.]+) s \(([0-9.]+) s starting Ray and loading the pipeline, "
+                      r"meanwhile the driver parsed ([0-9]+) of the ([0-9]+) chunks\)",
+                      log_path.read_text())
+    if match is None:
+        return {}
+    return {"startup_seconds": float(match.group(2)), "driver_chunks": int(match.group(3)),
+            "chunks": int(match.group(4))}
+
+
 def parse_only(args, results: dict, work: Path) -> None:
     """parse vs ray-parse --workers 2, whole commands, interleaved."""
     model = parse_model(args, work)
@@ -175,6 +187,8 @@ def parse_only(args, results: dict, work: Path) -> None:
                     run = measured(cmd, work / f"parse_only_{name}.log")
                     if run["returncode"] != 0:
                         sys.exit(f"{name} failed: see {rel(work / f'parse_only_{name}.log')}")
+                    if name == "ray_parse_2":
+                        run.update(ray_parse_figures(work / f"parse_only_{name}.log"))
                     runs[name].append(run)
                     log(f"  {run['wall_seconds']:.1f} s, load {run['loadavg_before'][0]:.1f}, "
                         f"machine CPU {100 * run['machine_cpu_busy']:.0f} %")

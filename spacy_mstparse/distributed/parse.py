@@ -171,7 +171,9 @@ class StartupShare(threading.Thread):
     then), and with ``parse`` parses chunks from the front of the input with
     a ``ParseWorker``'s own steps until ``stop()`` (the actors are ready):
     ``results[k]`` is chunk k's result, or the exception it raised (the
-    thread stops there)."""
+    thread stops there). ``ParseWorker.parse_chunk`` records warnings with
+    ``warnings.catch_warnings``, which is process-wide: the main thread
+    only starts Ray and feeds the actors meanwhile, and emits none."""
 
     def __init__(self, model, chunks: Sequence[Chunk], gold_tags: bool, batch_size: int,
                  parse: bool = True):
