@@ -1,8 +1,10 @@
 """ray-train and ray-parse on a local Ray instance with 2 CPUs (one instance
-for the module): ray-parse writes what parse writes (file, folder, text, chunks on
-both workers), ray-train on the bundled sample writes model-best /
-model-last that spacy.load parses with, refusals, and a worker that dies:
-one clear error and no output file."""
+for the module): ray-parse writes what parse writes (file, folder, text,
+chunks on both workers and on the driver) and gives its errors (the file's
+line and sentence numbers, from late chunks) and warnings; ray-train on the
+bundled sample writes model-best / model-last that spacy.load parses with;
+refusals, and a worker that cannot build the pipeline: one clear error and
+no output file."""
 import json
 import logging
 import os

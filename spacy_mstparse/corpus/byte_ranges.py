@@ -48,15 +48,22 @@ def raw_lines(path: PathLike, byte_range: Optional[ByteRange] = None) -> Iterato
 
 def _next_cut(mm: mmap.mmap, target: int, at_blank_lines: bool) -> int:
     """A cut point at or after ``target`` (the first one, except a
-    ``\n\r\n`` ending exactly at it), or the file size if none."""
+    ``\\n\\r\\n`` ending exactly at it), or the file size if none. The
+    search looks at a window after ``target``, doubled until a cut is found,
+    so it costs about the distance to the cut, not the rest of the file."""
     size = len(mm)
-    if not at_blank_lines:
-        found = mm.find(b"\n", max(0, target - 1))
-        return size if found < 0 else found + 1
-    start = max(0, target - 2)
-    cuts = [found + len(sep) for sep in (b"\n\n", b"\n\r\n")
-            for found in (mm.find(sep, start),) if found >= 0]
-    return min(cuts) if cuts else size
+    seps = (b"\n\n", b"\n\r\n") if at_blank_lines else (b"\n",)
+    start = max(0, target - (2 if at_blank_lines else 1))
+    window = 1 << 16
+    while True:
+        end = min(size, start + window)
+        cuts = [found + len(sep) for sep in seps
+                for found in (mm.find(sep, start, end),) if found >= 0]
+        if cuts:
+            return min(cuts)
+        if end == size:
+            return size
+        window *= 2
 
 
 def split_file(path: PathLike, n_ranges: int, at_blank_lines: bool = True) -> List[ByteRange]:
