@@ -17,14 +17,31 @@ included), interleaved over ``--rounds`` rounds; the ray-parse outputs are
 checked byte-identical to parse's. The load average is recorded next to
 every timing (the machine may be shared). Results:
 benchmarks/results/ray.json.
+
+The quick rerun of the parse target (``ray-parse --workers 2`` against
+``parse``, nothing else):
+
+    python -m benchmarks.bench_ray --parse-only [--model MODEL] [--copies 1 5] [--rounds 3]
+
+parses EWT train and EWT train five times over (a file in the work folder)
+with both commands, interleaved (the order alternates per round), with
+``--gold-tags`` (and without it too with ``--both-tag-modes``, for
+pipelines with taggers); it records each command's wall time, the load
+average before it and the machine's CPU use during it (all processes, from
+/proc/stat), and checks the outputs byte-identical. Without ``--model`` it
+parses with the 2-worker model of an earlier full run, else with a model of
+one ``spacy train`` epoch of configs/mst_parser.cfg (trained once, ~1 min).
+Results: benchmarks/results/ray_parse.json.
 """
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import List
 
 from .common import (DEFAULT_DEV, DEFAULT_TRAIN, RESULTS, WORK, convert_once, evaluate_model,
                      finish_results, invocation, log, machine_info, rel, run_measured,
@@ -91,6 +108,114 @@ def speed_rounds(args, results, train_db: Path, dev_db: Path, work: Path, out_js
     save_results(results, out_json)
 
 
+def cpu_times() -> List[int]:
+    """The machine's (busy, total) CPU ticks since boot (/proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return [sum(fields) - idle, sum(fields)]
+
+
+def measured(cmd: List[str], log_path: Path) -> dict:
+    """``run_measured`` plus the share of the machine's CPUs busy meanwhile
+    (every process: ours and any other job)."""
+    before = cpu_times()
+    run = run_measured(cmd, log_path)
+    after = cpu_times()
+    run["machine_cpu_busy"] = (after[0] - before[0]) / max(1, after[1] - before[1])
+    return run
+
+
+def parse_model(args, work: Path) -> Path:
+    """--model, else an earlier run's 2-worker model, else one trained once."""
+    if args.model:
+        return args.model
+    for model in (work / "ray-train-2" / "model-last", work / "parse-model" / "model-last"):
+        if (model / "config.cfg").exists():
+            return model
+    train_db, dev_db = work / "train.spacy", work / "dev.spacy"
+    convert_once(args.train, train_db, 1)
+    convert_once(args.dev, dev_db, 1)
+    log("training the parse model: spacy train, 1 epoch")
+    cmd = [sys.executable, "-m", "spacy", "train", str(CONFIG), "--output",
+           rel(work / "parse-model"), "--paths.train", rel(train_db), "--paths.dev", rel(dev_db),
+           "--training.max_epochs", "1"]
+    run = run_measured(cmd, work / "parse-model.log")
+    if run["returncode"] != 0:
+        sys.exit(f"training failed: see {rel(work / 'parse-model.log')}")
+    return work / "parse-model" / "model-last"
+
+
+def ray_parse_figures(log_path: Path) -> dict:
+    """Ray start-up and the driver's share, from ray-parse's last line."""
+    match = re.search(r"in ([0-9.]+) s \(([0-9.]+) s starting Ray and loading the pipeline, "
+                      r"meanwhile the driver parsed ([0-9]+) of the ([0-9]+) chunks\)",
+                      log_path.read_text())
+    if match is None:
+        return {}
+    return {"startup_seconds": float(match.group(2)), "driver_chunks": int(match.group(3)),
+            "chunks": int(match.group(4))}
+
+
+def parse_only(args, results: dict, work: Path) -> None:
+    """parse vs ray-parse --workers 2, whole commands, interleaved."""
+    model = parse_model(args, work)
+    source = args.parse_input or args.train
+    results["model"] = rel(model)
+    results["parse_only"] = {}
+    modes = [True, False] if args.both_tag_modes else [True]
+    for copies in args.copies:
+        inp = source
+        if copies > 1:
+            inp = work / f"{source.stem}_x{copies}.conllu"
+            text = source.read_bytes()
+            if not inp.exists() or inp.stat().st_size != copies * len(text):
+                inp.write_bytes(text * copies)
+        for gold_tags in modes:
+            key = f"x{copies}" + ("" if gold_tags else "_predicted_tags")
+            runs = {"parse": [], "ray_parse_2": []}
+            reference, out = work / "parse_only_parse.conllu", work / "parse_only_ray.conllu"
+            tags = ["--gold-tags"] if gold_tags else []
+            for r in range(args.rounds):
+                for name in ("parse", "ray_parse_2") if r % 2 == 0 else ("ray_parse_2", "parse"):
+                    if name == "parse":
+                        cmd = [sys.executable, "-m", "spacy_mstparse", "parse", rel(model), rel(inp),
+                               rel(reference), *tags]
+                    else:
+                        cmd = [sys.executable, "-m", "spacy_mstparse", "ray-parse", rel(model),
+                               rel(inp), rel(out), "--workers", "2", *tags]
+                    log(f"{key} round {r + 1}: {name}")
+                    run = measured(cmd, work / f"parse_only_{name}.log")
+                    if run["returncode"] != 0:
+                        sys.exit(f"{name} failed: see {rel(work / f'parse_only_{name}.log')}")
+                    if name == "ray_parse_2":
+                        run.update(ray_parse_figures(work / f"parse_only_{name}.log"))
+                    runs[name].append(run)
+                    log(f"  {run['wall_seconds']:.1f} s, load {run['loadavg_before'][0]:.1f}, "
+                        f"machine CPU {100 * run['machine_cpu_busy']:.0f} %")
+                identical = out.read_bytes() == reference.read_bytes()
+                runs["ray_parse_2"][-1]["identical_to_parse"] = identical
+                if not identical:
+                    sys.exit(f"ray-parse wrote another output than parse for {rel(inp)}")
+            walls = {name: [run["wall_seconds"] for run in rs] for name, rs in runs.items()}
+            results["parse_only"][key] = {
+                "input": rel(inp), "gold_tags": gold_tags, "runs": runs,
+                "median_wall_seconds": {n: statistics.median(w) for n, w in walls.items()},
+                "round_speedups": [a / b for a, b in zip(walls["parse"], walls["ray_parse_2"])],
+                "median_speedup": statistics.median(
+                    a / b for a, b in zip(walls["parse"], walls["ray_parse_2"])),
+            }
+            save_results(results, args.out)
+    table = ["| input | tags | parse (s) | ray-parse --workers 2 (s) | speed-up per round | median |",
+             "| --- | --- | ---: | ---: | --- | ---: |"]
+    for key, rec in results["parse_only"].items():
+        med = rec["median_wall_seconds"]
+        table.append(f"| {rec['input']} | {'gold' if rec['gold_tags'] else 'pipeline'} | "
+                     f"{med['parse']:.1f} | {med['ray_parse_2']:.1f} | "
+                     f"{' / '.join(f'{x:.2f}' for x in rec['round_speedups'])} | "
+                     f"{rec['median_speedup']:.2f}x |")
+    finish_results(results, args.out, "\n".join(table), None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=Path, default=DEFAULT_TRAIN, help="training CoNLL-U")
@@ -108,7 +233,15 @@ def main() -> None:
                         help="interleaved 1-epoch ray-train runs, 1 vs 2 workers, on the "
                              "first --speed-limit training sentences (per-epoch wall and CPU)")
     parser.add_argument("--speed-limit", type=int, default=4000)
-    parser.add_argument("--out", type=Path, default=RESULTS / "ray.json", help="results JSON")
+    parser.add_argument("--parse-only", action="store_true",
+                        help="only parse vs ray-parse --workers 2 (the quick rerun, see above)")
+    parser.add_argument("--model", type=Path, default=None, help="(--parse-only) the pipeline")
+    parser.add_argument("--copies", type=int, nargs="+", default=[1, 5],
+                        help="(--parse-only) parse --parse-input this many times over")
+    parser.add_argument("--both-tag-modes", action="store_true",
+                        help="(--parse-only) also without --gold-tags (pipelines with taggers)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="results JSON (default: ray.json, ray_parse.json with --parse-only)")
     parser.add_argument("--pipe-worker", nargs=3, metavar=("MODEL", "INPUT", "N"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -119,6 +252,11 @@ def main() -> None:
     work = WORK / "ray"
     work.mkdir(parents=True, exist_ok=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
+    args.out = args.out or RESULTS / ("ray_parse.json" if args.parse_only else "ray.json")
+    if args.parse_only:
+        parse_only(args, {"command": invocation("bench_ray"), "code": working_tree_code(),
+                          "machine": machine_info()}, work)
+        return
     results = {"command": invocation("bench_ray"), "code": working_tree_code(),
                "machine": machine_info(), "epochs": args.epochs, "train": {}, "parse": {}}
     out_json = args.out

@@ -334,5 +334,6 @@ def ray_parse_command(
         f"\u2714 Parsed {summary['input']} on {workers} Ray workers: {summary['docs']} docs, "
         f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']} "
         f"in {summary['seconds']:.1f} s ({summary['startup_seconds']:.1f} s starting Ray and "
-        "loading the pipeline)"
+        f"loading the pipeline, meanwhile the driver parsed {summary['driver_chunks']} of the "
+        f"{summary['chunks']} chunks)"
     )

@@ -46,10 +46,12 @@ from wasabi import msg
 
 from . import __version__
 from .corpus.atomic import atomic_write_text
+from .corpus.byte_ranges import ByteRange
 from .corpus.conll import (
     FORMATS,
     USER_DATA_KEY,
     EmptyInputError,
+    read_conll,
     read_conll_docs,
     sentence_bounds,
 )
@@ -197,13 +199,17 @@ def plan_tags(
     gold_tags: bool,
     input_path: PathLike,
     model: PathLike = "the pipeline",
+    first_doc: int = 1,
 ) -> TagPlan:
     """Decide which tag columns of the input file the parser gets.
 
     With ``gold_tags`` all of them. Otherwise the file's columns for the
     attributes a parser reads but no earlier component predicts (with a
     warning saying so). Raises ``EvaluationError`` when such an attribute is
-    missing from the file (or the input is plain text, ``gold_docs=None``)."""
+    missing from the file (or the input is plain text, ``gold_docs=None``);
+    ``first_doc``: the number in the file of ``gold_docs[0]`` (messages).
+    The plan and the warning depend on the pipeline and ``gold_tags`` only,
+    the error on the docs."""
     missing = unpredicted_tag_inputs(nlp, parsers)
     if missing:
         readers = sorted({name for names in missing.values() for name in names})
@@ -224,7 +230,7 @@ def plan_tags(
         ]
         if lacking:
             first = next(
-                k for k, doc in enumerate(gold_docs, 1)
+                k for k, doc in enumerate(gold_docs, first_doc)
                 if len(doc) and not all(doc.has_annotation(a) for a in lacking)
             )
             raise EvaluationError(
@@ -291,9 +297,14 @@ def run_pipeline(
     return docs, seconds
 
 
-def read_gold(path: PathLike, vocab: Vocab, fmt: str) -> List[Doc]:
+def read_gold(path: PathLike, vocab: Vocab, fmt: str,
+              byte_range: Optional[ByteRange] = None) -> List[Doc]:
+    """One Doc per sentence of a CoNLL file, or of a byte range of it (a part
+    of ``byte_ranges.split_file``, which may hold no sentence)."""
     if fmt not in FORMATS:
         raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    if byte_range is not None:
+        return list(read_conll(path, vocab, format=fmt, n_sents=1, byte_range=byte_range))
     # The whole file is read (and validated) before anything else happens;
     # a file without sentences raises EmptyInputError.
     return read_conll_docs(path, vocab, format=fmt, n_sents=1)

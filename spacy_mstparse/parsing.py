@@ -20,6 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .corpus.atomic import atomic_write_text, check_not_input
+from .corpus.byte_ranges import ByteRange, raw_lines
 from .corpus.conll import (
     FORMAT_NAMES,
     USER_DATA_KEY,
@@ -50,22 +51,22 @@ def detect_format(path: PathLike) -> str:
     return EXTENSION_FORMATS.get(Path(path).suffix.lower(), "text")
 
 
-def _read_text(path: PathLike) -> List[str]:
-    """The non-empty lines of a UTF-8 text file, whitespace normalized."""
+def _read_text(path: PathLike, byte_range: Optional[ByteRange] = None) -> List[str]:
+    """The non-empty lines of a UTF-8 text file (or of a byte range of it),
+    whitespace normalized."""
     lines = []
-    with open(path, "rb") as file_:
-        for line_no, raw in enumerate(file_, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise EvaluationError(f"{path}:{line_no}: not valid UTF-8 ({err.reason})") from None
-            if line_no == 1:
-                line = line.lstrip("\ufeff")
-            # Whitespace runs become one space: CoNLL-U cannot hold
-            # whitespace tokens (tabs, several spaces).
-            line = " ".join(line.split())
-            if line:
-                lines.append(line)
+    for line_no, raw in raw_lines(path, byte_range):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise EvaluationError(f"{path}:{line_no}: not valid UTF-8 ({err.reason})") from None
+        if line_no == 1:
+            line = line.lstrip("\ufeff")
+        # Whitespace runs become one space: CoNLL-U cannot hold
+        # whitespace tokens (tabs, several spaces).
+        line = " ".join(line.split())
+        if line:
+            lines.append(line)
     return lines
 
 
@@ -147,19 +148,24 @@ def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold
 
 
 def read_parse_input(
-    nlp: Language, model: PathLike, input_path: PathLike, fmt: str, gold_tags: bool
+    nlp: Language, model: PathLike, input_path: PathLike, fmt: str, gold_tags: bool,
+    byte_range: Optional[ByteRange] = None, first_doc: int = 1,
 ) -> Tuple[List[Any], Tuple[str, ...]]:
     """The input's items (text lines, or gold Docs for CoNLL) and the tag
-    attributes copied from the file (``plan_tags``, which warns)."""
+    attributes copied from the file (``plan_tags``, which warns).
+
+    ``byte_range``: only that part of the file (``byte_ranges.split_file``),
+    whose first item is number ``first_doc`` of the file; a part without
+    items gives none (an empty file is an error only as a whole)."""
     parsers = parser_components(nlp, model)
     if fmt == "text":
-        lines = _read_text(input_path)
-        if not lines:
+        lines = _read_text(input_path, byte_range)
+        if not lines and byte_range is None:
             raise EmptyInputError(input_path, "text")
         plan_tags(nlp, parsers, None, False, input_path, model)
         return lines, ()
-    gold_docs = read_gold(input_path, nlp.vocab, fmt)
-    plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model)
+    gold_docs = read_gold(input_path, nlp.vocab, fmt, byte_range)
+    plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model, first_doc)
     return gold_docs, tuple(plan.copy_attrs)
 
 

@@ -1,8 +1,10 @@
 """ray-train and ray-parse on a local Ray instance with 2 CPUs (one instance
-for the module): ray-parse writes what parse writes (file, folder, text, chunks on
-both workers), ray-train on the bundled sample writes model-best /
-model-last that spacy.load parses with, refusals, and a worker that dies:
-one clear error and no output file."""
+for the module): ray-parse writes what parse writes (file, folder, text,
+chunks on both workers and on the driver) and gives its errors (the file's
+line and sentence numbers, from late chunks) and warnings; ray-train on the
+bundled sample writes model-best / model-last that spacy.load parses with;
+refusals, and a worker that cannot build the pipeline: one clear error and
+no output file."""
 import json
 import logging
 import os
@@ -69,8 +71,10 @@ def tagged_pipeline(trained_pipeline, sample_train, tmp_path_factory):
 @pytest.mark.slow
 def test_ray_parse_writes_what_parse_writes(inputs, tagged_pipeline, trained_pipeline, tmp_path):
     out = tmp_path / "ray"
-    summary = ray_parse(tagged_pipeline, inputs, out, workers=2, gold_tags=False, chunk_size=7)
+    summary = ray_parse(tagged_pipeline, inputs, out, workers=2, gold_tags=False, chunk_bytes=2500,
+                        driver_share=False)
     assert [f["docs"] for f in summary["files"]] == [40, 9]
+    assert summary["driver_chunks"] == 0 and summary["chunks"] > 10  # all on the actors
     for name, fmt in (("dev40", "conllu"), ("lines", "text")):
         source = next(inputs.glob(f"{name}.*"))
         reference = tmp_path / f"{name}.ref.conllu"
@@ -107,9 +111,57 @@ def test_a_dead_worker_fails_clearly_and_writes_nothing(inputs, trained_pipeline
     model = tmp_path / "needs_custom_code"
     nlp.to_disk(model)
     out = tmp_path / "out.conllu"
-    with pytest.raises(DistributedError, match="a Ray worker died, task: loading the pipeline"):
+    with pytest.raises(DistributedError, match="loading the pipeline on worker 1 failed on a Ray "
+                                               "worker: .*test_ray_driver_only"):
         ray_parse(model, inputs / "dev40.conllu", out, workers=2)
     assert not out.exists() and not list(tmp_path.glob(".out.conllu*"))
+
+
+def outcome(run):
+    """(the error or None, the warnings' messages) of ``run()``."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            run()
+            error = None
+        except (EvaluationError, ValueError) as err:
+            error = f"{type(err).__name__}: {err}"
+    return error, sorted({str(w.message) for w in caught})
+
+
+@pytest.mark.slow
+def test_errors_and_warnings_are_parses_with_the_files_numbers(inputs, trained_pipeline, tmp_path):
+    """Small chunks, problems late in the file: the same error (file line,
+    sentence number in the file) and warnings as parse, and no output."""
+    blocks = (inputs / "dev40.conllu").read_text(encoding="utf8").split("\n\n")[:40]
+
+    def sentence_without(block, column):  # UPOS / XPOS of every word "_"
+        lines = [line.split("\t") for line in block.split("\n")]
+        return "\n".join("\t".join(c[:column] + ["_"] + c[column + 1:]) if len(c) == 10
+                         else "\t".join(c) for c in lines)
+
+    bad_line = blocks[:33] + [blocks[33].replace("\t", "\t\t", 1)] + blocks[34:]
+    no_upos = blocks[:29] + [sentence_without(blocks[29], 3)] + blocks[30:]
+    first_word_line = sum(b.count("\n") + 2 for b in blocks[:33]) + 1
+    first_word_line += sum(line.startswith("#") for line in blocks[33].split("\n"))
+    problems = {"bad_line": f"bad_line.conllu:{first_word_line}: expected 10 tab-separated",
+                "no_upos": "no UPOS (first in sentence 30)", "fine": None}
+    for name, sents in (("bad_line", bad_line), ("no_upos", no_upos), ("fine", blocks)):
+        source = tmp_path / f"{name}.conllu"
+        source.write_text("\n\n".join(sents) + "\n\n", encoding="utf8")
+        ref, ours = tmp_path / f"{name}.ref.conllu", tmp_path / f"{name}.ray.conllu"
+        expected = outcome(lambda: parse_file(trained_pipeline, source, ref, progress=False))
+        got = outcome(lambda: ray_parse(trained_pipeline, source, ours, workers=2,
+                                        chunk_bytes=1500))
+        assert got == expected
+        if name == "fine":
+            assert expected[0] is None and ours.read_bytes() == ref.read_bytes()
+            assert any("no component before it" in w for w in expected[1])  # the tag plan's
+        else:
+            assert problems[name] in expected[0] and not expected[1]
+            assert not ours.exists() and not list(tmp_path.glob(f".{ours.name}*"))
 
 
 def test_more_workers_than_cpus_is_refused(inputs, trained_pipeline, tmp_path):

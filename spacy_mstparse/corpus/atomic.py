@@ -1,12 +1,14 @@
 """Atomic file writes: write to a temporary file next to the target, then
 rename it over the target, so that a reader never sees a half-written file and
-a failure leaves any previous file untouched; ``check_not_input`` refuses an
+a failure leaves any previous file untouched (``atomic_writer`` for a file
+written piece by piece); ``check_not_input`` refuses an
 output path that is one of the inputs.
 """
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Union
+from typing import BinaryIO, Iterator, Union
 
 
 def _default_mode() -> int:
@@ -16,8 +18,11 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def atomic_write_bytes(path: Union[str, Path], data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (the parent folder is created)."""
+@contextmanager
+def atomic_writer(path: Union[str, Path]) -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` piece by piece: it only replaces
+    ``path`` when the ``with`` block ends without an exception (else the
+    temporary file is removed). The parent folder is created."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else _default_mode()
@@ -26,7 +31,7 @@ def atomic_write_bytes(path: Union[str, Path], data: bytes) -> None:
     )
     try:
         with os.fdopen(fd, "wb") as file_:
-            file_.write(data)
+            yield file_
             file_.flush()
             os.fsync(file_.fileno())
         os.chmod(tmp_name, mode)
@@ -37,6 +42,12 @@ def atomic_write_bytes(path: Union[str, Path], data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def atomic_write_bytes(path: Union[str, Path], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (the parent folder is created)."""
+    with atomic_writer(path) as file_:
+        file_.write(data)
 
 
 def atomic_write_text(path: Union[str, Path], text: str, encoding: str = "utf-8") -> None:

@@ -13,6 +13,8 @@ from spacy.parts_of_speech import IDS as _SPACY_POS_IDS
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
+from .byte_ranges import ByteRange, raw_lines
+
 USER_DATA_KEY = "spacy_mstparse.conll"
 FORMATS = ("conllu", "conllx")
 CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -320,40 +322,40 @@ def find_cycle(heads: List[int]) -> List[int]:
     return []
 
 
-def _iter_sentences(path: PathLike, fmt: str) -> Iterator[_Sentence]:
+def _iter_sentences(
+    path: PathLike, fmt: str, byte_range: Optional[ByteRange] = None
+) -> Iterator[_Sentence]:
     comments: List[str] = []
     rows: List[Tuple[int, List[str]]] = []
     first_line = 0
     comment_line = 0
-    line_no = 0
-    with open(path, "rb") as file_:
-        for line_no, raw in enumerate(file_, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise ConllFormatError(path, line_no, f"not valid UTF-8 ({err.reason})") from None
-            if line_no == 1 and line.startswith("\ufeff"):
-                line = line[1:]
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                if rows:
-                    yield _parse_sentence(path, fmt, first_line, comments, rows)
-                    comments, rows = [], []
-                elif comments:
-                    raise ConllFormatError(path, comment_line, "comment lines not followed by a sentence")
-                continue
-            if line.startswith("#"):
-                if rows:
-                    raise ConllFormatError(
-                        path, line_no, "comment line inside a sentence (comments must come before the word lines)"
-                    )
-                if not comments:
-                    comment_line = line_no
-                comments.append(line)
-                continue
-            if not rows:
-                first_line = line_no
-            rows.append((line_no, line.split("\t")))
+    for line_no, raw in raw_lines(path, byte_range):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ConllFormatError(path, line_no, f"not valid UTF-8 ({err.reason})") from None
+        if line_no == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            if rows:
+                yield _parse_sentence(path, fmt, first_line, comments, rows)
+                comments, rows = [], []
+            elif comments:
+                raise ConllFormatError(path, comment_line, "comment lines not followed by a sentence")
+            continue
+        if line.startswith("#"):
+            if rows:
+                raise ConllFormatError(
+                    path, line_no, "comment line inside a sentence (comments must come before the word lines)"
+                )
+            if not comments:
+                comment_line = line_no
+            comments.append(line)
+            continue
+        if not rows:
+            first_line = line_no
+        rows.append((line_no, line.split("\t")))
     if rows:
         yield _parse_sentence(path, fmt, first_line, comments, rows)
     elif comments:
@@ -415,10 +417,14 @@ def _as_vocab(vocab: Any) -> Vocab:
 
 
 def read_conll(
-    path: PathLike, vocab: Vocab, format: str = "conllu", n_sents: int = 1
+    path: PathLike, vocab: Vocab, format: str = "conllu", n_sents: int = 1,
+    byte_range: Optional[ByteRange] = None,
 ) -> Iterator[Doc]:
     """Yield one Doc per ``n_sents`` consecutive sentences of a CoNLL-U
-    (``format="conllu"``) or CoNLL-X (``format="conllx"``) file.
+    (``format="conllu"``) or CoNLL-X (``format="conllx"``) file, or of the
+    part ``byte_range`` of it (cut after a blank line, see
+    ``byte_ranges.split_file``; errors name the file's own line numbers;
+    with its ``data`` the file itself is not read).
 
     Raises ``ConllFormatError`` while iterating when the file is malformed;
     consume the whole iterator before writing anything derived from it.
@@ -428,14 +434,16 @@ def read_conll(
     if isinstance(n_sents, bool) or not isinstance(n_sents, int) or n_sents < 1:
         raise ValueError(f"n_sents must be an integer >= 1, got {n_sents!r}")
     vocab = _as_vocab(vocab)
-    if not Path(path).is_file():
+    if (byte_range is None or byte_range.data is None) and not Path(path).is_file():
         raise FileNotFoundError(f"no such file: {path}")
-    return _read(path, vocab, format, n_sents)
+    return _read(path, vocab, format, n_sents, byte_range)
 
 
-def _read(path: PathLike, vocab: Vocab, fmt: str, n_sents: int) -> Iterator[Doc]:
+def _read(
+    path: PathLike, vocab: Vocab, fmt: str, n_sents: int, byte_range: Optional[ByteRange]
+) -> Iterator[Doc]:
     batch: List[_Sentence] = []
-    for sent in _iter_sentences(path, fmt):
+    for sent in _iter_sentences(path, fmt, byte_range):
         batch.append(sent)
         if len(batch) == n_sents:
             yield _make_doc(vocab, batch, fmt)

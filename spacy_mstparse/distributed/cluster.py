@@ -30,13 +30,17 @@ def ray_session(workers: int, address: Optional[str] = None) -> Iterator[object]
     """Ray, connected: a running instance is reused; else ``address``
     ("auto" or ``ray://host:port`` / ``host:port``) joins a cluster, and
     without it a local instance with ``workers`` CPUs starts (and stops at
-    the end). Ray's own logging is kept to errors."""
+    the end), its workers at the command's own priority (Ray's default
+    lowers it by 15). Ray's own logging is kept to errors."""
     ray = require_ray()
     if workers < 1:
         raise DistributedError(f"--workers must be >= 1, got {workers}")
     started = False
     if not ray.is_initialized():
         os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+        # Ray starts its workers 15 nice levels below the raylet by default;
+        # here they do the command's own work: same priority as the command.
+        os.environ.setdefault("RAY_worker_niceness", "0")
         kwargs = dict(include_dashboard=False, logging_level=logging.ERROR,
                       log_to_driver=False)
         try:
