@@ -28,16 +28,12 @@ from .graph.decoding import DECODERS
 from .graph.probabilities import (
     arc_marginals,
     calibration_report,
-    fit_tag_temperatures,
     fit_temperature,
-    gold_head_log_probs,
     word_temperatures,
 )
 
 PathLike = Union[str, Path]
 THRESHOLDS = (0.9, 0.99)
-# Whether calibrate fits a temperature per coarse tag by default (see BENCHMARKS.md).
-TAG_TEMPERATURES = True
 
 
 def _mst_parser(nlp, model: PathLike, component: Optional[str]) -> Tuple[str, MSTParser]:
@@ -108,27 +104,22 @@ def head_probabilities(items: List[Scored], temperature: float, projective: bool
     return numpy.concatenate(probs), numpy.concatenate(correct)
 
 
-def write_temperature(model_dir: Path, name: str, temperature: float,
-                      tag_temperatures: Optional[Dict[str, float]] = None) -> Path:
-    """Set ``temperature`` and ``tag_temperatures`` (None: one temperature
-    for every word) in the component's saved cfg (atomic replace)."""
+def write_temperature(model_dir: Path, name: str, temperature: float) -> Path:
+    """Set ``temperature`` in the component's saved cfg (atomic replace)."""
     cfg_path = Path(model_dir) / name / "cfg"
     try:
         cfg = json.loads(cfg_path.read_text(encoding="utf8"))
     except (OSError, ValueError) as err:
         raise EvaluationError(f"cannot read the component settings {cfg_path}: {err}") from None
     cfg["temperature"] = float(temperature)
-    cfg["tag_temperatures"] = tag_temperatures or None
     atomic_write_text(cfg_path, json.dumps(cfg, indent=2, sort_keys=True) + "\n")
     return cfg_path
 
 
 def calibrate(model: PathLike, dev_path: PathLike, *, gold_tags: bool = False,
               fmt: str = "conllu", component: Optional[str] = None,
-              write: bool = True, tag_temperatures: bool = TAG_TEMPERATURES) -> Dict[str, Any]:
-    """Fit the temperature (and with ``tag_temperatures`` one per coarse tag
-    of the dependent, ``fit_tag_temperatures``) on ``dev_path`` and
-    (``write``) save them in ``model``."""
+              write: bool = True) -> Dict[str, Any]:
+    """Fit the temperature on ``dev_path`` and (``write``) save it in ``model``."""
     model_dir = Path(model)
     if write and not (model_dir.is_dir() and (model_dir / "config.cfg").exists()):
         raise EvaluationError(f"{model} is not a pipeline directory (no config.cfg): "
@@ -142,25 +133,16 @@ def calibrate(model: PathLike, dev_path: PathLike, *, gold_tags: bool = False,
         raise EvaluationError(f"{dev_path}: no sentences with complete gold trees")
     projective = DECODERS[pipe.graph.decoder].projective
     before_t = float(pipe.cfg["temperature"])
-    before_tags = pipe.cfg.get("tag_temperatures")
-    triples = [(it.arc, it.gold, it.sib) for it in items]
-    fitted, loglik = fit_temperature(triples, projective)
-    table = None
-    if tag_temperatures:
-        table = fit_tag_temperatures(triples, [it.tags for it in items], projective, fitted)
-        total, count = gold_head_log_probs(
-            triples, [word_temperatures(it.tags, fitted, table) for it in items], projective)
-        loglik = total / max(count, 1)
+    fitted, loglik = fit_temperature([(it.arc, it.gold, it.sib) for it in items], projective)
     reports = {}
-    for key, t, tags in (("before", before_t, before_tags), ("after", fitted, table)):
-        probs, correct = head_probabilities(items, t, projective, tags)
+    for key, t in (("before", before_t), ("after", fitted)):
+        probs, correct = head_probabilities(items, t, projective)
         reports[key] = calibration_report(probs, correct, THRESHOLDS)
     result = {"model": str(model), "dev": str(dev_path), "component": name,
               "sentences": len(items), "temperature_before": before_t,
-              "temperature": fitted, "tag_temperatures_before": before_tags,
-              "tag_temperatures": table, "mean_gold_head_loglik": loglik, **reports}
+              "temperature": fitted, "mean_gold_head_loglik": loglik, **reports}
     if write:
-        result["written_to"] = str(write_temperature(model_dir, name, fitted, table))
+        result["written_to"] = str(write_temperature(model_dir, name, fitted))
     return result
 
 
@@ -172,14 +154,9 @@ def format_calibration(result: Dict[str, Any]) -> str:
         cover = "; ".join(
             f">= {th}: coverage {100 * r[f'coverage@{th}']:.1f}% accuracy "
             f"{100 * r[f'accuracy@{th}']:.2f}%" for th in THRESHOLDS)
-        tags = result["tag_temperatures_before" if key == "before" else "tag_temperatures"]
-        per_tag = " and per tag" if tags else ""
-        lines.append(f"{key:>6} (T = {t:.4g}{per_tag}): ECE {100 * r['ece']:.2f}%, head "
-                     f"accuracy {100 * r['accuracy']:.2f}%, mean head_prob "
-                     f"{100 * r['mean_prob']:.2f}%; {cover}")
-    if result["tag_temperatures"]:
-        lines.append("temperature per coarse tag of the dependent: " + ", ".join(
-            f"{tag} {t:.3g}" for tag, t in sorted(result["tag_temperatures"].items())))
+        lines.append(f"{key:>6} (T = {t:.4g}): ECE {100 * r['ece']:.2f}%, head accuracy "
+                     f"{100 * r['accuracy']:.2f}%, mean head_prob {100 * r['mean_prob']:.2f}%; "
+                     f"{cover}")
     return "\n".join(lines)
 
 

@@ -217,21 +217,15 @@ def calibrate_command(
     format: ConllFormat = typer.Option(ConllFormat.conllu, "--format", "-f", help="Dev file format"),
     component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report only; do not write the model"),
-    tag_temperatures: Optional[bool] = typer.Option(
-        None, "--tag-temperatures/--single-temperature",
-        help="Also fit one temperature per coarse POS of the dependent (default: "
-             "calibration.TAG_TEMPERATURES)"),
 ) -> None:
     """Fit the temperature of an mst_parser's arc probabilities on a dev set
     (gold-head log-likelihood) and save it in the model; prints the ECE
     (15 bins) and accuracy/coverage at head_prob >= 0.9 and 0.99 before and after."""
-    from .calibration import TAG_TEMPERATURES, calibrate, format_calibration
+    from .calibration import calibrate, format_calibration
 
     with user_errors(format.value, io_problem="Could not read or write a file"), warnings_to_stderr():
         result = calibrate(model, dev_path, gold_tags=gold_tags, fmt=format.value,
-                           component=component, write=not dry_run,
-                           tag_temperatures=TAG_TEMPERATURES if tag_temperatures is None
-                           else tag_temperatures)
+                           component=component, write=not dry_run)
     typer.echo(format_calibration(result))
     if not dry_run:
         typer.echo(f"\u2714 temperature {result['temperature']:.4g} written to {result['written_to']}")

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Token
 
 from ..graph.constraints import Constraints
 from ..graph.explain import WordView, explain_arc, format_explanation
-from ..graph.probabilities import analyse, word_temperatures
+from ..graph.probabilities import analyse
 
 CONSTRAINT_ATTRS = ("fixed_head", "forbidden_heads")
 for _name in ("head_prob", "dep_prob", "fixed_head", "forbidden_heads"):
@@ -83,9 +83,7 @@ def analyse_doc(pipe, doc: Doc, chunks) -> list:
     sentences = pipe.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
     constrained = has_constraints(doc)
     return [analyse(pipe.graph, sentence, probabilities=cfg["probabilities"],
-                    n_best=cfg["n_best"],
-                    temperature=word_temperatures([t.pos_ for t in doc[start:end]],
-                                                  cfg["temperature"], cfg.get("tag_temperatures")),
+                    n_best=cfg["n_best"], temperature=cfg["temperature"],
                     constraints=sentence_constraints(doc, start, end) if constrained else None)
             for (start, end, _), sentence in zip(chunks, sentences)]
 

@@ -135,8 +135,7 @@ class MSTParser(DependencyPipe):
             raise ValueError(f"[{name}] order must be 1 or 2, got {self.cfg['order']!r}")
         if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"]) < 1:
             raise ValueError(f"[{name}] max_sentence_length, n_best and n_threads must be >= 1")
-        self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
-                        tag_temperatures=None)
+        self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
         self.learner = _default("learner") if learner is None else learner
@@ -339,12 +338,10 @@ class MSTParser(DependencyPipe):
                 raise ValueError(
                     f"[{self.name}] {where} was trained with {key} = {cfg[key]!r}; it cannot "
                     f"change after training (the config asks for {self.cfg[key]!r})")
-        # Learned: labels, the decoder "auto" chose, temperature and tag_temperatures
-        # (calibrate; models calibrated before tag temperatures have none). Runtime
+        # Learned: labels, the decoder "auto" chose, temperature (calibrate). Runtime
         # settings (max_sentence_length, probabilities, n_best) keep the config's.
         self.cfg.update({"labeler_version": 1, **{key: cfg[key] for key in (  # no version: 1
             "labels", "root_label", "decoder_choice", "nonprojective_share", "temperature",
-            "tag_temperatures",
             "labeler_version") if key in cfg}})
         if cfg.get("decoder") == self.cfg["decoder"]:
             self.cfg["resolved_decoder"] = cfg.get("resolved_decoder")
