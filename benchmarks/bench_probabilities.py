@@ -175,6 +175,14 @@ def speed(parser, docs, rounds: int):
             for key, v in times.items()}
 
 
+def print_speed(result) -> None:
+    for key, v in result.items():
+        print(f"speed {key:>12}: {v['words_per_second']:.0f} words/s  (rounds: "
+              + " / ".join(f"{x:.2f}" for x in v["seconds"]) + " s)")
+    print(f"probabilities on / off: "
+          f"{result['off']['words_per_second'] / result['on']['words_per_second']:.2f}x")
+
+
 def fixed_heads(parser, gold, docs, share: float, seed: int = 0):
     rs = numpy.random.RandomState(seed)
     right = total = right_free = total_free = dropped = 0
@@ -243,6 +251,8 @@ def main(argv=None):
     parser.add_argument("--plot", type=Path, default=RESULTS / "reliability.png")
     parser.add_argument("--save-model", type=Path, default=None,
                         help="also save the trained pipeline here")
+    parser.add_argument("--speed-only", action="store_true",
+                        help="measure only the speed (with --model: the speed of a saved model)")
     parser.add_argument("--model", type=Path, default=None,
                         help="measure this saved pipeline instead of training one "
                              "(--train-sents/--epochs/--order are then only recorded)")
@@ -273,6 +283,11 @@ def main(argv=None):
     gold = list(read_conllu(args.dev, nlp.vocab))
     docs = make_input_docs(gold, nlp.vocab, gold_tags=True)
     log(f"dev: {len(docs)} sentences, {sum(len(d) for d in docs)} words")
+    if args.speed_only:
+        results["speed"] = speed(pipe, docs, args.rounds)
+        save_results(results, args.out)
+        print_speed(results["speed"])
+        return
     results["calibration"] = calibration(pipe, gold, docs)
     log("calibration done")
     results["speed"] = speed(pipe, docs, args.rounds)
@@ -303,8 +318,7 @@ def main(argv=None):
     for key, v in cal["decoding"].items():
         print(f"decoding at T {key}: best tree UAS {v['uas_best_tree']:.2f}, "
               f"MBR UAS {v['uas_mbr']:.2f} (every word)")
-    for key, v in results["speed"].items():
-        print(f"speed {key:>12}: {v['words_per_second']:.0f} words/s")
+    print_speed(results["speed"])
     for key, v in results["fixed_heads"].items():
         print(f"fixed {key:>4}: UAS {v['uas']:.2f}, unfixed words {v['uas_unfixed_words']:.2f}, "
               f"sentences without constraints {v['sentences_without_constraints']}")

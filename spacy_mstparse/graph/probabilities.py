@@ -222,9 +222,12 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
         score = second_order_tree_score(arc, sib, heads) if sib is not None else arc_score
         prob = None
         if marg is not None:
-            modelled = (second_order_tree_score(arc_t, sib_t, heads)
-                        if marg.method == "second-order" else
-                        float(arc_t[heads[1:], words].astype("float64").sum()))
+            if arc_t is arc:   # one temperature: the scores above
+                modelled = score if marg.method == "second-order" else arc_score
+            elif marg.method == "second-order":
+                modelled = second_order_tree_score(arc_t, sib_t, heads)
+            else:
+                modelled = float(arc_t[heads[1:], words].astype("float64").sum())
             prob = float(math.exp(min(0.0, modelled / marg.temperature - marg.log_z)))
         labels = model.label(sentence, heads) if model.labeler is not None else \
             numpy.full(len(heads), -1, dtype="int32")
