@@ -11,13 +11,19 @@ whole distribution, arc plus sibling scores (inside-outside over McDonald &
 Pereira 2006's second-order chart, ``decoders.marginals_second_order``); with
 a non-projective decoder (whose second-order search is approximate) its
 marginals are those of its first-order (arc) part only, by the matrix-tree
-theorem: the sibling scores are left out. The matrix-tree marginals refuse a distribution too peaked for
-double precision (FloatingPointError); then the temperature is doubled until
-they succeed (at most ``MAX_DOUBLINGS`` times, the temperature used is
+theorem: the sibling scores are left out. The matrix-tree marginals refuse
+a distribution too peaked for double precision (FloatingPointError); then
+the temperature is doubled until they succeed (at most ``MAX_DOUBLINGS`` times, the temperature used is
 reported), and as a last resort the projective marginals at T are used.
 
 A label's probability given its arc is the softmax of the labeler's label
 scores for that arc (the root word's label is fixed: probability 1).
+
+A temperature may also be given per word (``scaled_scores``: the scores of
+the arc into word c and of its sibling factors divided by T[c], a tree
+distribution still); ``fit_tag_temperatures`` fits one per coarse tag of the
+dependent. The benchmark measures it; ``calibrate`` does not use it (it did
+not raise the held-out coverage, BENCHMARKS.md).
 
 ``fit_temperature`` chooses T by minimising the negative log-likelihood of
 the gold heads under the marginals (Guo et al. 2017's temperature scaling,
