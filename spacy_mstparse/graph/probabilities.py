@@ -253,18 +253,47 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
 
 
 # -- calibration -----------------------------------------------------------------------
-def head_log_likelihood(items: Sequence[Tuple[numpy.ndarray, ...]],
-                        temperature: float, projective: bool) -> float:
-    """Mean log-probability of the gold heads: items are (arc scores, gold
-    heads) or (arc scores, gold heads, sibling scores or None)."""
+def gold_head_log_probs(items: Sequence[Tuple[numpy.ndarray, ...]],
+                        temperatures: Sequence[Temperature], projective: bool) -> Tuple[float, int]:
+    """(sum of the gold heads' log-probabilities, number of words): items are
+    (arc scores, gold heads) or (arc scores, gold heads, sibling scores or
+    None), with one temperature (scalar or per word) per item."""
     total, count = 0.0, 0
-    for arc, gold, *rest in items:
-        marg = arc_marginals(arc, temperature, projective, rest[0] if rest else None)
+    for (arc, gold, *rest), t in zip(items, temperatures):
+        marg = arc_marginals(arc, t, projective, rest[0] if rest else None)
         n = len(gold) - 1
         p = marg.probs[gold[1:], numpy.arange(1, n + 1)]
         total += float(numpy.log(numpy.maximum(p, PROB_FLOOR)).sum())
         count += n
+    return total, count
+
+
+def head_log_likelihood(items: Sequence[Tuple[numpy.ndarray, ...]],
+                        temperature: float, projective: bool) -> float:
+    """Mean log-probability of the gold heads at one temperature (items as
+    ``gold_head_log_probs``)."""
+    total, count = gold_head_log_probs(items, [temperature] * len(items), projective)
     return total / max(count, 1)
+
+
+def _golden_max(f, a: float, b: float, steps: int) -> Tuple[float, float]:
+    """(x, f(x)) of the better of the two inner points after ``steps``
+    golden-section steps over [a, b] (each step drops an evaluated point
+    no better than a kept one, so it is the best point evaluated)."""
+    ratio = (math.sqrt(5) - 1) / 2
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(steps):
+        if fc > fd:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = f(d)
+    best = max((fc, c), (fd, d))
+    return best[1], best[0]
 
 
 def fit_temperature(items: Sequence[Tuple[numpy.ndarray, ...]], projective: bool,
@@ -279,56 +308,9 @@ def fit_temperature(items: Sequence[Tuple[numpy.ndarray, ...]], projective: bool
     points = numpy.linspace(math.log(low), math.log(high), grid)
     values = [f(x) for x in points]
     i = int(numpy.argmax(values))
-    a, b = points[max(i - 1, 0)], points[min(i + 1, grid - 1)]
-    ratio = (math.sqrt(5) - 1) / 2
-    c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(refine):
-        if fc > fd:
-            b, d, fd = d, c, fc
-            c = b - ratio * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + ratio * (b - a)
-            fd = f(d)
-    best = max([(values[i], points[i]), (fc, c), (fd, d)])
+    x, fx = _golden_max(f, points[max(i - 1, 0)], points[min(i + 1, grid - 1)], refine)
+    best = max((values[i], points[i]), (fx, x))
     return float(math.exp(best[1])), float(best[0])
-
-
-def gold_head_log_probs(items: Sequence[Tuple[numpy.ndarray, ...]],
-                        temperatures: Sequence[Temperature], projective: bool) -> Tuple[float, int]:
-    """(sum of the gold heads' log-probabilities, number of words): items as
-    ``head_log_likelihood``, one temperature (scalar or per word) per item."""
-    total, count = 0.0, 0
-    for (arc, gold, *rest), t in zip(items, temperatures):
-        marg = arc_marginals(arc, t, projective, rest[0] if rest else None)
-        n = len(gold) - 1
-        p = marg.probs[gold[1:], numpy.arange(1, n + 1)]
-        total += float(numpy.log(numpy.maximum(p, PROB_FLOOR)).sum())
-        count += n
-    return total, count
-
-
-def _golden_max(f, a: float, b: float, steps: int) -> Tuple[float, float]:
-    """(x, f(x)) of the best point a golden-section search over [a, b] met."""
-    ratio = (math.sqrt(5) - 1) / 2
-    c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = f(c), f(d)
-    seen = [(fc, c), (fd, d)]
-    for _ in range(steps):
-        if fc > fd:
-            b, d, fd = d, c, fc
-            c = b - ratio * (b - a)
-            fc = f(c)
-            seen.append((fc, c))
-        else:
-            a, c, fc = c, d, fd
-            d = a + ratio * (b - a)
-            fd = f(d)
-            seen.append((fd, d))
-    best = max(seen)
-    return best[1], best[0]
 
 
 def fit_tag_temperatures(items: Sequence[Tuple[numpy.ndarray, ...]],
