@@ -76,7 +76,7 @@ def calibration(parser, gold, docs):
     )
 
     items = scored_sentences(parser, gold, docs)
-    fit = lambda part: fit_temperature([(a, g) for a, g, _ in part], True)[0]  # noqa: E731
+    fit = lambda part: fit_temperature([(it.arc, it.gold, it.sib) for it in part], True)[0]  # noqa: E731
     t_all = fit(items)
     half = len(items) // 2
     t_half = fit(items[:half])
@@ -91,11 +91,41 @@ def calibration(parser, gold, docs):
         if key in ("T=1", "fitted"):
             curves[key] = reliability_bins(probs, correct)
     out["reliability"] = curves
+    out["tag_temperatures"] = tag_temperature_check(items, t_half, fit)
     t_ece = min(numpy.exp(numpy.linspace(numpy.log(0.02), numpy.log(2.0), 41)),
                 key=lambda t: calibration_report(*head_probabilities(items, t, True))["ece"])
     out["temperature_min_ece"] = float(t_ece)
     out["min_ece"] = calibration_report(*head_probabilities(items, t_ece, True), THRESHOLDS)
     out["decoding"] = {"T=1": mbr_accuracy(items, 1.0), "fitted": mbr_accuracy(items, t_all)}
+    return out
+
+
+def tag_temperature_check(items, t_first_half, fit):
+    """A temperature per coarse tag of the dependent (``fit_tag_temperatures``)
+    against one temperature, both fitted on one half of dev and measured on
+    the other, in both directions."""
+    from spacy_mstparse.calibration import head_probabilities
+    from spacy_mstparse.graph.probabilities import calibration_report, fit_tag_temperatures
+
+    half = len(items) // 2
+    out = {}
+    for key, train, test in (("first_to_second", items[:half], items[half:]),
+                             ("second_to_first", items[half:], items[:half])):
+        t = t_first_half if key == "first_to_second" else fit(train)
+        table = fit_tag_temperatures([(it.arc, it.gold, it.sib) for it in train],
+                                     [it.tags for it in train], True, t)
+        res = {"temperature": t, "tag_temperatures": table}
+        for name, tags in (("single_T", None), ("tag_T", table)):
+            probs, correct = head_probabilities(test, t, True, tags)
+            res[name] = calibration_report(probs, correct, THRESHOLDS)
+            res[name]["coverage_at_97%_accuracy"] = coverage_at_accuracy(probs, correct, 0.97)
+        out[key] = res
+        log(f"tag temperatures {key}: " + ", ".join(
+            f"{name} ECE {100 * res[name]['ece']:.2f}% cov>=0.9 "
+            f"{100 * res[name]['coverage@0.9']:.1f}% acc "
+            f"{100 * res[name]['accuracy@0.9']:.2f}% cov@97 "
+            f"{100 * res[name]['coverage_at_97%_accuracy']:.1f}%"
+            for name in ("single_T", "tag_T")))
     return out
 
 
@@ -115,8 +145,8 @@ def mbr_accuracy(items, temperature: float):
     from spacy_mstparse.graph.probabilities import arc_marginals
 
     right_best = right_mbr = total = 0
-    for arc, gold, predicted in items:
-        probs = arc_marginals(arc, temperature, True).probs
+    for arc, gold, predicted, sib, _ in items:
+        probs = arc_marginals(arc, temperature, True, sib).probs
         mbr = eisner(numpy.ascontiguousarray(probs, dtype="float32"))
         right_best += int((predicted[1:] == gold[1:]).sum())
         right_mbr += int((mbr[1:] == gold[1:]).sum())
@@ -143,6 +173,14 @@ def speed(parser, docs, rounds: int):
     parser.cfg["probabilities"], parser.cfg["n_best"] = False, 1
     return {key: {"words_per_second": n_words / statistics.median(v), "seconds": v}
             for key, v in times.items()}
+
+
+def print_speed(result) -> None:
+    for key, v in result.items():
+        print(f"speed {key:>12}: {v['words_per_second']:.0f} words/s  (rounds: "
+              + " / ".join(f"{x:.2f}" for x in v["seconds"]) + " s)")
+    print(f"probabilities on / off: "
+          f"{result['off']['words_per_second'] / result['on']['words_per_second']:.2f}x")
 
 
 def fixed_heads(parser, gold, docs, share: float, seed: int = 0):
@@ -211,6 +249,13 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3, help="interleaved speed rounds")
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.json")
     parser.add_argument("--plot", type=Path, default=RESULTS / "reliability.png")
+    parser.add_argument("--save-model", type=Path, default=None,
+                        help="also save the trained pipeline here")
+    parser.add_argument("--speed-only", action="store_true",
+                        help="measure only the speed (with --model: the speed of a saved model)")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="measure this saved pipeline instead of training one "
+                             "(--train-sents/--epochs/--order are then only recorded)")
     args = parser.parse_args(argv)
     resolve_treebanks(parser, args)
     from spacy_mstparse.corpus.conll import read_conllu
@@ -222,16 +267,27 @@ def main(argv=None):
                          "order": args.order,
                          "config": "mst_parser defaults (eisner, MIRA k=5)",
                          "input": "gold words, sentences and UPOS/XPOS"}}
-    nlp = train_parser(args.train, args.train_sents, args.epochs, args.order)
-    with tempfile.TemporaryDirectory() as tmp:  # parse with the saved model, as users do
-        nlp.to_disk(Path(tmp) / "model")
-        import spacy
+    import spacy
 
-        nlp = spacy.load(Path(tmp) / "model")
+    if args.model is not None:
+        nlp = spacy.load(args.model)
+        results["model"]["loaded_from"] = str(args.model)
+    else:
+        nlp = train_parser(args.train, args.train_sents, args.epochs, args.order)
+        if args.save_model is not None:
+            nlp.to_disk(args.save_model)
+        with tempfile.TemporaryDirectory() as tmp:  # parse with the saved model, as users do
+            nlp.to_disk(Path(tmp) / "model")
+            nlp = spacy.load(Path(tmp) / "model")
     pipe = nlp.get_pipe("mst_parser")
     gold = list(read_conllu(args.dev, nlp.vocab))
     docs = make_input_docs(gold, nlp.vocab, gold_tags=True)
     log(f"dev: {len(docs)} sentences, {sum(len(d) for d in docs)} words")
+    if args.speed_only:
+        results["speed"] = speed(pipe, docs, args.rounds)
+        save_results(results, args.out)
+        print_speed(results["speed"])
+        return
     results["calibration"] = calibration(pipe, gold, docs)
     log("calibration done")
     results["speed"] = speed(pipe, docs, args.rounds)
@@ -262,8 +318,7 @@ def main(argv=None):
     for key, v in cal["decoding"].items():
         print(f"decoding at T {key}: best tree UAS {v['uas_best_tree']:.2f}, "
               f"MBR UAS {v['uas_mbr']:.2f} (every word)")
-    for key, v in results["speed"].items():
-        print(f"speed {key:>12}: {v['words_per_second']:.0f} words/s")
+    print_speed(results["speed"])
     for key, v in results["fixed_heads"].items():
         print(f"fixed {key:>4}: UAS {v['uas']:.2f}, unfixed words {v['uas_unfixed_words']:.2f}, "
               f"sentences without constraints {v['sentences_without_constraints']}")

@@ -1,7 +1,8 @@
 """Calibrate an ``mst_parser`` pipeline's arc probabilities, and explain parses.
 
 ``calibrate`` fits the temperature T of p(tree) proportional to
-exp(score / T) (``graph.probabilities``) on a dev treebank: the value
+exp(score / T) (``graph.probabilities``; for a second-order model with a
+projective decoder the score includes the sibling scores) on a dev treebank: the value
 maximising the log-likelihood of the gold heads under the arc marginals
 (temperature scaling, Guo et al. 2017). It reports the expected calibration
 error (15 bins) of ``token._.head_prob`` against head correctness, and
@@ -15,7 +16,7 @@ word's head and label (``graph.explain``).
 """
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy
 
@@ -24,7 +25,12 @@ from .corpus.atomic import atomic_write_text
 from .corpus.conll import read_conll
 from .evaluation import EvaluationError, load_pipeline, make_input_docs
 from .graph.decoding import DECODERS
-from .graph.probabilities import arc_marginals, calibration_report, fit_temperature
+from .graph.probabilities import (
+    arc_marginals,
+    calibration_report,
+    fit_temperature,
+    word_temperatures,
+)
 
 PathLike = Union[str, Path]
 THRESHOLDS = (0.9, 0.99)
@@ -54,9 +60,17 @@ def _annotated_inputs(nlp, name: str, gold: list, gold_tags: bool) -> list:
     return docs
 
 
-def scored_sentences(pipe: MSTParser, gold_docs, docs) -> List[Tuple[numpy.ndarray, ...]]:
-    """(arc scores, gold heads, predicted heads) of every parsed sentence
-    (chunk) whose gold heads stay inside it."""
+class Scored(NamedTuple):
+    """One dev sentence (chunk) as the calibration sees it."""
+    arc: numpy.ndarray            # arc scores
+    gold: numpy.ndarray           # gold heads (int32, entry 0 = -1)
+    predicted: numpy.ndarray      # the parser's heads
+    sib: Optional[numpy.ndarray]  # sibling scores (order 2) or None
+    tags: List[str]               # the words' coarse tags (token.pos_)
+
+
+def scored_sentences(pipe: MSTParser, gold_docs, docs) -> List[Scored]:
+    """Every parsed sentence (chunk) whose gold heads stay inside it."""
     pipe.prediction_weights()
     out = []
     for gold, doc in zip(gold_docs, docs):
@@ -71,15 +85,17 @@ def scored_sentences(pipe: MSTParser, gold_docs, docs) -> List[Tuple[numpy.ndarr
                 continue
             arc, sib = pipe.graph.scores(sentence)
             predicted = pipe.graph.decode(arc, sib)[0]
-            out.append((arc, heads, predicted))
+            out.append(Scored(arc, heads, predicted, sib, [t.pos_ for t in doc[start:end]]))
     return out
 
 
-def head_probabilities(items, temperature: float, projective: bool):
+def head_probabilities(items: List[Scored], temperature: float, projective: bool,
+                       tag_temperatures: Optional[Dict[str, float]] = None):
     """(head_prob of each predicted head, whether it is the gold head)."""
     probs, correct = [], []
-    for arc, gold, predicted in items:
-        marg = arc_marginals(arc, temperature, projective).probs
+    for arc, gold, predicted, sib, tags in items:
+        t = word_temperatures(tags, temperature, tag_temperatures)
+        marg = arc_marginals(arc, t, projective, sib).probs
         n = len(gold) - 1
         probs.append(marg[predicted[1:], numpy.arange(1, n + 1)])
         correct.append(predicted[1:] == gold[1:])
@@ -117,7 +133,7 @@ def calibrate(model: PathLike, dev_path: PathLike, *, gold_tags: bool = False,
         raise EvaluationError(f"{dev_path}: no sentences with complete gold trees")
     projective = DECODERS[pipe.graph.decoder].projective
     before_t = float(pipe.cfg["temperature"])
-    fitted, loglik = fit_temperature([(arc, g) for arc, g, _ in items], projective)
+    fitted, loglik = fit_temperature([(it.arc, it.gold, it.sib) for it in items], projective)
     reports = {}
     for key, t in (("before", before_t), ("after", fitted)):
         probs, correct = head_probabilities(items, t, projective)

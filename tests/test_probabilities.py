@@ -80,6 +80,82 @@ def test_nonprojective_marginals_fall_back_to_a_higher_temperature():
     np.testing.assert_allclose(marg.probs[:, 1:].sum(axis=0), 1.0, atol=1e-6)
 
 
+def test_per_word_temperatures_match_brute_force():
+    """p(tree) proportional to exp(sum_c s(h_c, c) / T_c), summed over all
+    projective single-root trees, first and second order."""
+    from test_second_order_decoders import all_trees
+
+    from spacy_mstparse.graph.probabilities import scaled_scores, word_temperatures
+
+    rs = np.random.RandomState(5)
+    n = 5
+    trees, arcs, sib_idx = all_trees(n, True)
+    tags = ["NOUN", "VERB", "NOUN", "PUNCT", "X"]
+    table = {"NOUN": 0.5, "VERB": 2.0, "PUNCT": 0.25}
+    t = word_temperatures(tags, 1.5, table)
+    assert t.tolist() == [1.0, 0.5, 2.0, 0.5, 0.25, 1.5]
+    assert word_temperatures(tags, 1.5, None) == 1.5
+    words = np.arange(1, n + 1)
+    for with_sib in (False, True):
+        arc = rs.randn(n + 1, n + 1).astype(np.float32)
+        sib = rs.randn(n + 1, n + 1, n + 1).astype(np.float32) if with_sib else None
+        # every factor divided by its dependent's temperature
+        per_arc = arc.astype(np.float64) / t[None, :]
+        values = per_arc.ravel()[arcs].sum(axis=1)
+        if with_sib:
+            flat = np.append((sib.astype(np.float64) / t[None, None, :]).ravel(), 0.0)
+            values = values + flat[sib_idx].sum(axis=1)
+        p = np.exp(values - values.max())
+        p /= p.sum()
+        expected = np.zeros((n + 1, n + 1))
+        for tree, weight in zip(trees, p):
+            expected[tree[1:], words] += weight
+        marg = arc_marginals(arc, t, True, sib)
+        np.testing.assert_allclose(marg.probs, expected, atol=1e-6)
+        # a constant vector is the single temperature
+        same = arc_marginals(arc, np.full(n + 1, 0.7), True, sib).probs
+        np.testing.assert_allclose(same, arc_marginals(arc, 0.7, True, sib).probs, atol=1e-6)
+        arc_t, _, one = scaled_scores(arc, sib, t)
+        assert one == 1.0 and arc_t[2, 1] == pytest.approx(arc[2, 1] / 0.5)
+    with pytest.raises(ValueError, match="per-word temperatures"):
+        arc_marginals(arc, np.ones(3), True)
+
+
+def test_tag_temperatures_recover_the_sampling_temperatures():
+    """Trees sampled with T = 0.5 for the words tagged A and T = 3 for those
+    tagged B: the fitted per-tag temperatures land near them, and the
+    likelihood beats the best single temperature."""
+    from spacy_mstparse.graph.probabilities import (
+        fit_tag_temperatures,
+        gold_head_log_probs,
+        word_temperatures,
+    )
+
+    rs = np.random.RandomState(2)
+    n = 4
+    trees, single, proj, arcs = enumerate_trees(n)
+    keep = single & proj
+    trees, arcs = trees[keep], arcs[keep]
+    true = {"A": 0.5, "B": 3.0}
+    items, tags = [], []
+    for _ in range(300):
+        arc = (rs.randn(n + 1, n + 1) * 2).astype(np.float32)
+        sent = [("A", "B")[i] for i in rs.randint(0, 2, size=n)]
+        t = word_temperatures(sent, 1.0, true)
+        values = (arc.astype(np.float64) / t[None, :]).ravel()[arcs].sum(axis=1)
+        p = np.exp(values - values.max())
+        gold = trees[rs.choice(len(trees), p=p / p.sum())].astype(np.int32)
+        gold[0] = -1
+        items.append((arc, gold))
+        tags.append(sent)
+    single_t, single_ll = fit_temperature(items, projective=True)
+    table = fit_tag_temperatures(items, tags, True, single_t, min_words=10)
+    assert 0.3 < table["A"] < 0.8 and 2.0 < table["B"] < 4.5
+    total, count = gold_head_log_probs(
+        items, [word_temperatures(s, single_t, table) for s in tags], True)
+    assert total / count > single_ll
+
+
 # -- the component --------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def loaded(trained_pipeline, sample_dev):
@@ -219,3 +295,45 @@ def test_calibrate_and_explain_cli(trained_pipeline, sample_dev, tmp_path):
     bad = runner.invoke(app, ["explain", str(model), str(sample_dev), "--sent", "100000",
                               "--word", "1"])
     assert bad.exit_code == 1 and "--sent must be" in bad.output
+
+
+def test_second_order_probabilities_are_exact(train_examples_o2):
+    """An order-2 Eisner pipe: head_prob is the second-order marginal of its
+    arc and sibling scores, and the probabilities of all the trees of a
+    5-word sentence (exp(arc + sibling score / T - log Z)) sum to 1."""
+    from spacy.tokens import Doc
+
+    from spacy_mstparse.decoders import second_order_marginals
+
+    nlp, parser = train_examples_o2
+    parser.cfg.update(probabilities=True, n_best=1000, temperature=0.8)
+    try:
+        words = ["The", "dog", "saw", "a", "cat"]
+        doc = Doc(nlp.vocab, words=words, pos=["DET", "NOUN", "VERB", "DET", "NOUN"],
+                  tags=["DT", "NN", "VBD", "DT", "NN"])
+        doc = parser(doc)
+        (parses,) = doc._.parses
+        trees, single, proj, _ = enumerate_trees(len(words))
+        assert len(parses) == int((single & proj).sum())
+        assert sum(p["prob"] for p in parses) == pytest.approx(1.0, abs=1e-6)
+        arc, sib = parser.graph.scores(parser.encoder.encode(doc, [(0, 5)])[0])
+        assert sib is not None and np.abs(sib).sum() > 0
+        expected, _ = second_order_marginals(arc, sib, 0.8)
+        for c, token in enumerate(doc, 1):
+            h = 0 if token.head.i == token.i else token.head.i + 1
+            assert token._.head_prob == pytest.approx(expected[h, c])
+        first_order = arc_marginals(arc, 0.8, True).probs
+        assert not np.allclose(first_order, expected, atol=1e-3)
+    finally:
+        parser.cfg.update(probabilities=False, n_best=1, temperature=1.0)
+
+
+@pytest.fixture(scope="module")
+def train_examples_o2():
+    import spacy
+    from test_mst_parser import SAMPLE, examples_from, new_parser, train
+
+    examples = examples_from(SAMPLE / "train.conllu", spacy.blank("en"), 100)
+    nlp, parser, examples = new_parser({"order": 2}, examples)
+    train(parser, examples, 2)
+    return nlp, parser

@@ -18,12 +18,16 @@
 - ``projective_marginals`` / ``nonprojective_marginals``: exact arc marginals
   and log Z under p(tree) proportional to exp(score / T): inside-outside over
   Eisner's chart, and the matrix-tree theorem (Koo et al. 2007).
+- ``second_order_marginals``: the same with sibling scores over projective
+  trees, inside-outside over the second-order Eisner chart (McDonald &
+  Pereira 2006).
 
 The first-order decoders take ``single_root`` (default True: exactly one word attached to the
 root). ``is_valid_tree``, ``is_projective`` and ``nonprojective_arcs`` check
 head arrays. Cython code can call ``eisner_decode`` / ``chu_liu_edmonds_decode`` /
 ``chu_liu_edmonds_k_best_decode`` and ``projective_marginals_c`` /
-``nonprojective_marginals_c`` directly (nogil), see the .pxd files.
+``nonprojective_marginals_c`` / ``second_order_marginals_c`` directly (nogil),
+see the .pxd files.
 
 Constraints go through the scores: -inf forbids an arc (a fixed head is every
 other head of the word forbidden). Every decoder returns a tree avoiding the
@@ -36,6 +40,7 @@ from .eisner_grandparent import eisner_grandparent, grandparent_tree_score
 from .eisner_second_order import eisner_k_best, eisner_second_order, second_order_tree_score
 from .kbest_spanning_trees import chu_liu_edmonds_k_best
 from .marginals import nonprojective_marginals, projective_marginals
+from .marginals_second_order import second_order_marginals
 from .second_order_nonprojective import approximate_nonprojective, improve_tree
 from .trees import NoTreeError, is_projective, is_valid_tree, nonprojective_arcs
 
@@ -52,6 +57,7 @@ __all__ = [
     "improve_tree",
     "projective_marginals",
     "nonprojective_marginals",
+    "second_order_marginals",
     "is_valid_tree",
     "is_projective",
     "nonprojective_arcs",

@@ -494,18 +494,19 @@ ctypedef int (*marginals_fn)(const float* scores, int n, double temperature,
                              double* log_z) noexcept nogil
 
 
-cdef object _call(marginals_fn fn, object scores, object temperature,
-                  bint single_root, str name):
+def checked_scores(scores, temperature, name):
+    """(float32 C-contiguous scores, temperature as float), or ValueError
+    naming the first bad entry: scores must be a square (n+1) x (n+1) matrix,
+    finite or -inf outside column 0 and the diagonal; T finite and > 0."""
     arr = np.ascontiguousarray(scores, dtype=np.float32)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
         raise ValueError(
             f"{name}: scores must be a square (n+1) x (n+1) matrix (row/column 0 = "
             f"root, n >= 0), got an array of shape {arr.shape}"
         )
-    cdef double T = float(temperature)
+    T = float(temperature)
     if not (T > 0.0 and T < INFINITY):
         raise ValueError(f"{name}: temperature must be a finite number > 0, got {temperature!r}")
-    N = arr.shape[0]
     used = arr.copy()
     used[:, 0] = 0.0
     np.fill_diagonal(used, 0.0)
@@ -516,14 +517,11 @@ cdef object _call(marginals_fn fn, object scores, object temperature,
             f"{name}: scores[{h}, {c}] is {arr[h, c]} (after conversion to float32); "
             "arc scores must be finite, or -inf for a forbidden arc"
         )
-    cdef const float[:, ::1] view = arr
-    cdef int n = N - 1
-    cdef int rc
-    cdef double lz = 0.0
-    out = np.empty((N, N), dtype=np.float64)
-    cdef double[:, ::1] ov = out
-    with nogil:
-        rc = fn(&view[0, 0], n, T, single_root, &ov[0, 0], &lz)
+    return arr, T
+
+
+def raise_for_code(int rc, str name, int n, double T, bint single_root=True):
+    """Raise the Python error of a MARG_* code (nothing for MARG_OK)."""
     if rc == MARG_NO_MEMORY:
         raise MemoryError(f"{name}: could not allocate work memory for n={n}")
     if rc == MARG_NO_TREE:
@@ -543,6 +541,21 @@ cdef object _call(marginals_fn fn, object scores, object temperature,
             "the distribution is too peaked for the determinant in double "
             "precision; use a larger temperature, or projective_marginals"
         )
+
+
+cdef object _call(marginals_fn fn, object scores, object temperature,
+                  bint single_root, str name):
+    arr, T = checked_scores(scores, temperature, name)
+    cdef const float[:, ::1] view = arr
+    cdef int n = arr.shape[0] - 1
+    cdef int rc
+    cdef double t = T
+    cdef double lz = 0.0
+    out = np.empty((n + 1, n + 1), dtype=np.float64)
+    cdef double[:, ::1] ov = out
+    with nogil:
+        rc = fn(&view[0, 0], n, t, single_root, &ov[0, 0], &lz)
+    raise_for_code(rc, name, n, t, single_root)
     return out, float(lz)
 
 
