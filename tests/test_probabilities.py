@@ -337,3 +337,33 @@ def train_examples_o2():
     nlp, parser, examples = new_parser({"order": 2}, examples)
     train(parser, examples, 2)
     return nlp, parser
+
+
+def test_third_order_probabilities_are_those_of_the_sibling_model():
+    """An order-3 pipe (grandparent factors): head_prob is the second-order
+    marginal of its arc and sibling scores (the grandparent factors are left
+    out of the distribution), and k-best trees carry probabilities."""
+    import spacy
+    from spacy.tokens import Doc
+    from test_mst_parser import SAMPLE, examples_from, new_parser, train
+
+    from spacy_mstparse.decoders import second_order_marginals
+    from spacy_mstparse.graph.decoding import GrandScores
+
+    examples = examples_from(SAMPLE / "train.conllu", spacy.blank("en"), 60)
+    nlp, parser, examples = new_parser({"order": 3}, examples)
+    train(parser, examples, 1)
+    parser.cfg.update(probabilities=True, n_best=3, temperature=0.7)
+    words = ["The", "dog", "saw", "a", "cat"]
+    doc = Doc(nlp.vocab, words=words, pos=["DET", "NOUN", "VERB", "DET", "NOUN"],
+              tags=["DT", "NN", "VBD", "DT", "NN"])
+    doc = parser(doc)
+    arc, parts = parser.graph.scores(parser.encoder.encode(doc, [(0, 5)])[0])
+    assert isinstance(parts, GrandScores)
+    expected, _ = second_order_marginals(arc, parts.sib, 0.7)
+    for c, token in enumerate(doc, 1):
+        h = 0 if token.head.i == token.i else token.head.i + 1
+        assert token._.head_prob == pytest.approx(expected[h, c])
+    (parses,) = doc._.parses
+    assert 1 <= len(parses) <= 3
+    assert all(0.0 < p["prob"] <= 1.0 for p in parses)
