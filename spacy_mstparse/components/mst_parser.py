@@ -31,6 +31,7 @@ from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_feature
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import DECODERS, GraphModel, GraphTrainer
+from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..graph.decoder_choice import choose_decoder
 from ..scoring import score_parse
 from . import extensions, serialization as ser
@@ -60,8 +61,10 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
-    # runtime settings (components/extensions.py, graph/batch.pyx, features/weights.pyx):
+    # runtime settings (components/extensions.py, graph/batch.pyx, features/weights.pyx;
+    # n_threads and parallel_batch also for training, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
+    "parallel_batch": DEFAULT_PARALLEL_BATCH,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -76,7 +79,8 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
                     probabilities: bool = False, n_best: int = 1, n_threads: int = 1,
-                    quantize_weights: bool = False):
+                    quantize_weights: bool = False,
+                    parallel_batch: int = DEFAULT_PARALLEL_BATCH):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -90,12 +94,16 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
+    n_threads: threads that parse a batch, and that decode the sentences of
+        a training block (``parallel_batch`` sentences decoded with the same
+        weights, then the updates in order; graph/training.py).
     """
     return MSTParser(nlp.vocab, name, decoder=decoder, order=order, learner=learner,
                      features=features, label_buckets=label_buckets,
                      max_sentence_length=max_sentence_length, n_best=n_best,
                      nonprojective_threshold=nonprojective_threshold, scorer=scorer,
-                     probabilities=probabilities, n_threads=n_threads, quantize_weights=quantize_weights)
+                     probabilities=probabilities, n_threads=n_threads, quantize_weights=quantize_weights,
+                     parallel_batch=parallel_batch)
 
 
 def _default(key: str):
@@ -122,19 +130,23 @@ class MSTParser(DependencyPipe):
                  label_buckets: Optional[int] = None, max_sentence_length: Optional[int] = None,
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
-                 n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None):
+                 n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
+                 parallel_batch: Optional[int] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
-                 "n_threads": n_threads, "quantize_weights": quantize_weights}
+                 "n_threads": n_threads, "quantize_weights": quantize_weights,
+                 "parallel_batch": parallel_batch}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         if self.cfg["decoder"] not in (*DECODERS, "auto"):
             raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
                              f"got {self.cfg['decoder']!r}")
         if self.cfg["order"] not in (1, 2):
             raise ValueError(f"[{name}] order must be 1 or 2, got {self.cfg['order']!r}")
-        if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"]) < 1:
-            raise ValueError(f"[{name}] max_sentence_length, n_best and n_threads must be >= 1")
+        if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"],
+               self.cfg["parallel_batch"]) < 1:
+            raise ValueError(f"[{name}] max_sentence_length, n_best, n_threads and "
+                             "parallel_batch must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
@@ -190,7 +202,7 @@ class MSTParser(DependencyPipe):
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
-        self.trainer = GraphTrainer(self.graph, self.learner)
+        self.trainer = self._new_trainer()
         self.trainer.begin(gold)
         self._fresh = False
 
@@ -199,6 +211,9 @@ class MSTParser(DependencyPipe):
                           labels=self.cfg["labels"], root_label=self.cfg["root_label"],
                           label_buckets=self.cfg["label_buckets"],
                           labeler_version=self.cfg.get("labeler_version", 1))
+
+    def _new_trainer(self, *weights) -> GraphTrainer:
+        return GraphTrainer(self.graph, self.learner, *weights)
 
     def training_sentences(self, examples):
         """(Sentence, gold heads, gold label ids) of every usable reference sentence."""
@@ -236,7 +251,10 @@ class MSTParser(DependencyPipe):
         validate_examples(examples, "MSTParser.update")
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
-            self.trainer = GraphTrainer(self.graph, self.learner, *self.graph.to_arrays().values())
+            self.trainer = self._new_trainer(*self.graph.to_arrays().values())
+        # runtime settings: read at every update
+        self.trainer.n_threads = self.cfg["n_threads"]
+        self.trainer.parallel_batch = self.cfg["parallel_batch"]
         losses[self.name] += self.trainer.train(self.training_sentences(examples))
         losses[self.name] += self.trainer.flush()
         self._fresh = False
