@@ -20,7 +20,7 @@ constraints one sentence after the other (``GraphTrainer``).
 from cpython.ref cimport PyObject
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy
@@ -55,59 +55,97 @@ cdef struct Work:
     int status
 
 
-cdef int _compare_ids(const void* a, const void* b) noexcept nogil:
-    cdef uint64_t x = (<const uint64_t*>a)[0], y = (<const uint64_t*>b)[0]
-    return (x > y) - (x < y)
+cdef inline void _swap(uint64_t* a, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef uint64_t t = a[i]
+    a[i] = a[j]
+    a[j] = t
+
+
+cdef void _sort_ids(uint64_t* a, Py_ssize_t n) noexcept nogil:
+    """Sort ``a[:n]`` ascending: quicksort (median of three, recursion on
+    the smaller part) with insertion sort below 16 items."""
+    cdef Py_ssize_t lo = 0, hi = n - 1, i, j, mid
+    cdef uint64_t pivot, x
+    while hi - lo >= 16:
+        mid = lo + (hi - lo) // 2
+        if a[mid] < a[lo]:
+            _swap(a, mid, lo)
+        if a[hi] < a[lo]:
+            _swap(a, hi, lo)
+        if a[hi] < a[mid]:
+            _swap(a, hi, mid)
+        pivot = a[mid]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                _swap(a, i, j)
+                i += 1
+                j -= 1
+        if j - lo < hi - i:
+            _sort_ids(a + lo, j - lo + 1)
+            lo = i
+        else:
+            _sort_ids(a + i, hi - i + 1)
+            hi = j
+    for i in range(lo + 1, hi + 1):
+        x = a[i]
+        j = i - 1
+        while j >= lo and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
 
 
 cdef int _sorted_features(FirstOrderFeatures first, Sentence s, const int32_t* heads,
-                          uint64_t** out) noexcept nogil:
-    """The sorted bucket ids of a tree's arcs into a new buffer ``*out``;
-    their number, or -1 when out of memory."""
-    out[0] = <uint64_t*>malloc(first.tree_capacity(s) * sizeof(uint64_t))
-    if out[0] is NULL:
-        return -1
-    cdef int total = first.arcs_features_into(s, heads, out[0])
+                          uint64_t* out) noexcept nogil:
+    """The sorted bucket ids of the arcs of ``heads`` (a negative head: no
+    arc) into ``out``; their number, or -1 when out of memory."""
+    cdef int total = first.arcs_features_into(s, heads, out)
     if total > 0:
-        qsort(out[0], total, sizeof(uint64_t), _compare_ids)
+        _sort_ids(out, total)
     return total
 
 
 cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept nogil:
-    """Update vectors of the wrong trees of ``wk`` (first order)."""
-    cdef int N = s.n + 1, t, c, n_gold = 0, n_pred, rc = DONE
-    cdef uint64_t* gold_ids = NULL
-    cdef uint64_t* pred_ids = NULL
-    cdef int32_t* tree = <int32_t*>malloc(N * sizeof(int32_t))
-    if tree is NULL:
-        return NO_MEMORY
-    for t in range(wk.m):
+    """Update vectors of the wrong trees of ``wk`` (first order). Features
+    are per arc, so phi(gold) - phi(tree) is the difference over the arcs
+    where the two trees differ: only those are extracted and sorted (the
+    result equals ``sparse_difference`` of the whole trees)."""
+    cdef int N = s.n + 1, t, c, n_gold, n_pred, rc = DONE
+    cdef size_t cap = first.tree_capacity(s)
+    cdef uint64_t* gold_ids = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef uint64_t* pred_ids = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef int32_t* gold_part = <int32_t*>malloc(N * sizeof(int32_t))
+    cdef int32_t* pred_part = <int32_t*>malloc(N * sizeof(int32_t))
+    if gold_ids is NULL or pred_ids is NULL or gold_part is NULL or pred_part is NULL:
+        rc = NO_MEMORY
+    for t in range(wk.m if rc == DONE else 0):
         if wk.n_wrong[t] == 0:
             continue
-        if gold_ids is NULL:
-            n_gold = _sorted_features(first, s, wk.gold, &gold_ids)
-            if n_gold < 0:
-                rc = NO_MEMORY
-                break
-        for c in range(N):
-            tree[c] = wk.trees[t * N + c]
-        n_pred = _sorted_features(first, s, tree, &pred_ids)
-        if n_pred < 0:
+        gold_part[0] = pred_part[0] = -1
+        for c in range(1, N):
+            if wk.trees[t * N + c] != wk.gold[c]:
+                gold_part[c] = wk.gold[c]
+                pred_part[c] = wk.trees[t * N + c]
+            else:
+                gold_part[c] = pred_part[c] = -1
+        n_gold = _sorted_features(first, s, gold_part, gold_ids)
+        n_pred = _sorted_features(first, s, pred_part, pred_ids)
+        if n_gold < 0 or n_pred < 0:
             rc = NO_MEMORY
             break
         wk.idx[t] = <uint64_t*>malloc((n_gold + n_pred + 1) * sizeof(uint64_t))
         wk.val[t] = <double*>malloc((n_gold + n_pred + 1) * sizeof(double))
-        if wk.idx[t] is not NULL and wk.val[t] is not NULL:
-            wk.n_diff[t] = merge_sorted_counts(gold_ids, n_gold, pred_ids, n_pred,
-                                               wk.idx[t], wk.val[t])
-        else:
+        if wk.idx[t] is NULL or wk.val[t] is NULL:
             rc = NO_MEMORY
-        free(pred_ids)
-        pred_ids = NULL
-        if rc != DONE:
             break
-    free(gold_ids)
-    free(tree)
+        wk.n_diff[t] = merge_sorted_counts(gold_ids, n_gold, pred_ids, n_pred,
+                                           wk.idx[t], wk.val[t])
+    free(gold_ids); free(pred_ids); free(gold_part); free(pred_part)
     return rc
 
 
