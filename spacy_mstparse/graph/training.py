@@ -56,7 +56,7 @@ from ..learners import Learner, WeightTable, sparse_difference
 from .constraints import Constraints
 from .decoding import DECODERS, decode
 from .model import GraphModel
-from .training_batch import decode_for_training
+from .training_batch import MAX_K, decode_for_training
 
 # Sentences decoded in parallel with the same weights before their updates
 # (n_threads > 1): small enough that the delayed updates cost no accuracy
@@ -169,7 +169,7 @@ class GraphTrainer:
         threads. With ``notes``, a third item: the trees ``note_tree`` must
         see, in the serial loop's order (the learner is not called here)."""
         model = self.model
-        fast = model.order == 1 or DECODERS[model.decoder].projective
+        fast = (model.order == 1 or DECODERS[model.decoder].projective) and k <= MAX_K
         parallel = [i for i, (s, h) in enumerate(items)
                     if fast and s.n >= 1 and (h[1:] >= 0).all()]
         out: List[Optional[tuple]] = [None] * len(items)

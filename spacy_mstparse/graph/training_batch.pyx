@@ -7,18 +7,23 @@ trees (Eisner 1996 with Huang & Chiang's 2005 k-best lists, first and
 second order; Chu-Liu-Edmonds and its k-best variant, Camerini, Fratta &
 Maffioli 1980, first order), each tree's wrong heads and, at first order,
 the update vector phi(gold) - phi(tree) of every wrong tree. Sentences are
-spread over ``n_threads`` OpenMP threads (``prange``) without the GIL;
-each one runs exactly the C code the serial loop of ``training.py`` reaches
-through the Python wrappers, on the same float32 arithmetic, so the result
-does not depend on the number of threads and equals the serial one.
+taken one at a time (an atomic counter) by ``n_threads`` threads - the
+caller and ``n_threads - 1`` pooled Python threads, each in one C loop
+without the GIL. (An OpenMP parallel loop was slower: its idle threads spin
+between the blocks, which on a loaded machine takes CPU from the
+updates; BENCHMARKS.md.) Each sentence runs exactly the C code the serial
+loop of ``training.py`` reaches through the Python wrappers, on the same
+float32 arithmetic, so the result does not depend on the number of threads
+and equals the serial one.
 
 This is the parallel stage of mini-batch training with delayed updates
 (Zhao & Huang 2013, "Minibatch and parallelization for online large margin
 structured learning"; Sun & Ma 2017): the learner then steps on the stored
 constraints one sentence after the other (``GraphTrainer``).
 """
+from concurrent.futures import ThreadPoolExecutor
+
 from cpython.ref cimport PyObject
-from cython.parallel cimport prange
 from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
@@ -35,6 +40,17 @@ from ..features.sentence cimport Sentence
 from ..features.weights cimport Weights, weights_view
 from ..learners.sparse cimport merge_sorted_counts
 
+cdef extern from *:
+    """
+    static inline int mst_next_index(int* counter) {
+        return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    """
+    int mst_next_index(int* counter) nogil
+
+DEF MAX_TREES = 64
+MAX_K = MAX_TREES   # the most trees per sentence decode_for_training keeps
+
 cdef enum Status:
     DONE = 0
     NO_MEMORY = -1
@@ -48,10 +64,10 @@ cdef struct Work:
     int* trees              # k rows of n + 1 heads
     # outputs
     int m                   # trees found
-    int n_wrong[64]         # wrong heads of each tree (k <= 64)
-    uint64_t* idx[64]       # phi(gold) - phi(tree) of each wrong tree (first order)
-    double* val[64]
-    Py_ssize_t n_diff[64]
+    int n_wrong[MAX_TREES]  # wrong heads of each tree (k <= MAX_K)
+    uint64_t* idx[MAX_TREES]  # phi(gold) - phi(tree) of each wrong tree (first order)
+    double* val[MAX_TREES]
+    Py_ssize_t n_diff[MAX_TREES]
     int status
 
 
@@ -203,6 +219,41 @@ cdef int decode_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence 
     return DONE
 
 
+cdef class _Block:
+    """One call's shared state; ``run`` decodes sentences until none is left."""
+    cdef FirstOrderFeatures first
+    cdef SiblingFeatures sibling
+    cdef Weights w
+    cdef float scale
+    cdef bint projective, loss_augmented, differences
+    cdef int k, m, counter
+    cdef Work* work
+
+    def run(self):
+        cdef FirstOrderFeatures first = self.first
+        cdef SiblingFeatures sibling = self.sibling
+        cdef int i
+        with nogil:
+            while True:
+                i = mst_next_index(&self.counter)
+                if i >= self.m:
+                    break
+                self.work[i].status = decode_one(
+                    first, sibling, <Sentence>self.work[i].sentence, &self.w, self.scale,
+                    self.projective, self.k, self.loss_augmented, self.differences,
+                    &self.work[i])
+
+
+_POOLS = {}
+
+
+def _pool(int n_workers):
+    """The process's pool of ``n_workers`` helper threads (made once)."""
+    if n_workers not in _POOLS:
+        _POOLS[n_workers] = ThreadPoolExecutor(n_workers, thread_name_prefix="mst-train")
+    return _POOLS[n_workers]
+
+
 def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
                         SiblingFeatures sibling, bint projective, weights, float scale,
                         int k, bint loss_augmented, int n_threads=1):
@@ -214,8 +265,8 @@ def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
     as ``sparse_difference`` gives it (None for a tree without wrong heads;
     ``diffs`` is None at second order). Chu-Liu-Edmonds (``projective``
     False) at first order only."""
-    if n_threads < 1 or not 1 <= k <= 64:
-        raise ValueError(f"n_threads must be >= 1 and 1 <= k <= 64, got {n_threads}, {k}")
+    if n_threads < 1 or not 1 <= k <= MAX_K:
+        raise ValueError(f"n_threads must be >= 1 and 1 <= k <= {MAX_K}, got {n_threads}, {k}")
     if sibling is not None and not projective:
         raise ValueError("second-order training decodes with Eisner only here")
     if len(golds) != len(sentences):
@@ -249,9 +300,17 @@ def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
         tv = trees[i]
         work[i].gold = &gv[0]
         work[i].trees = &tv[0, 0]
-    for i in prange(m, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
-        work[i].status = decode_one(first, sibling, <Sentence>work[i].sentence, &w, scale,
-                                    projective, k, loss_augmented, differences, &work[i])
+    cdef _Block block = _Block()
+    block.first, block.sibling, block.w, block.scale = first, sibling, w, scale
+    block.projective, block.k, block.loss_augmented = projective, k, loss_augmented
+    block.differences, block.work, block.m, block.counter = differences, work, m, 0
+    if n_threads > 1 and m > 1:
+        futures = [_pool(n_threads - 1).submit(block.run) for _ in range(min(m, n_threads) - 1)]
+        block.run()
+        for future in futures:
+            future.result()
+    else:
+        block.run()
     results = []
     worst = DONE
     cdef Py_ssize_t j
@@ -280,7 +339,7 @@ def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
         results.append((trees[i][:work[i].m], [work[i].n_wrong[t] for t in range(work[i].m)],
                         diffs))
     for i in range(m):
-        for t in range(64):
+        for t in range(MAX_TREES):
             free(work[i].idx[t])
             free(work[i].val[t])
     free(work)
