@@ -61,8 +61,7 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
-    # runtime settings (components/extensions.py, graph/batch.pyx, features/weights.pyx;
-    # n_threads and parallel_batch also for training, graph/training.py):
+    # runtime settings (extensions.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "parallel_batch": DEFAULT_PARALLEL_BATCH,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
@@ -79,8 +78,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
                     probabilities: bool = False, n_best: int = 1, n_threads: int = 1,
-                    quantize_weights: bool = False,
-                    parallel_batch: int = DEFAULT_PARALLEL_BATCH):
+                    quantize_weights: bool = False, parallel_batch: int = DEFAULT_PARALLEL_BATCH):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -94,16 +92,9 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
-    n_threads: threads that parse a batch, and that decode the sentences of
-        a training block (``parallel_batch`` sentences decoded with the same
-        weights, then the updates in order; graph/training.py).
     """
-    return MSTParser(nlp.vocab, name, decoder=decoder, order=order, learner=learner,
-                     features=features, label_buckets=label_buckets,
-                     max_sentence_length=max_sentence_length, n_best=n_best,
-                     nonprojective_threshold=nonprojective_threshold, scorer=scorer,
-                     probabilities=probabilities, n_threads=n_threads, quantize_weights=quantize_weights,
-                     parallel_batch=parallel_batch)
+    settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
+    return MSTParser(nlp.vocab, name, **settings)
 
 
 def _default(key: str):
@@ -135,18 +126,16 @@ class MSTParser(DependencyPipe):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
-                 "n_threads": n_threads, "quantize_weights": quantize_weights,
-                 "parallel_batch": parallel_batch}
+                 "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         if self.cfg["decoder"] not in (*DECODERS, "auto"):
             raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
                              f"got {self.cfg['decoder']!r}")
         if self.cfg["order"] not in (1, 2):
             raise ValueError(f"[{name}] order must be 1 or 2, got {self.cfg['order']!r}")
-        if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"],
-               self.cfg["parallel_batch"]) < 1:
-            raise ValueError(f"[{name}] max_sentence_length, n_best, n_threads and "
-                             "parallel_batch must be >= 1")
+        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
+        if min(self.cfg[k] for k in positive) < 1:
+            raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
@@ -202,7 +191,7 @@ class MSTParser(DependencyPipe):
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
-        self.trainer = self._new_trainer()
+        self.trainer = GraphTrainer(self.graph, self.learner)
         self.trainer.begin(gold)
         self._fresh = False
 
@@ -211,9 +200,6 @@ class MSTParser(DependencyPipe):
                           labels=self.cfg["labels"], root_label=self.cfg["root_label"],
                           label_buckets=self.cfg["label_buckets"],
                           labeler_version=self.cfg.get("labeler_version", 1))
-
-    def _new_trainer(self, *weights) -> GraphTrainer:
-        return GraphTrainer(self.graph, self.learner, *weights)
 
     def training_sentences(self, examples):
         """(Sentence, gold heads, gold label ids) of every usable reference sentence."""
@@ -251,9 +237,8 @@ class MSTParser(DependencyPipe):
         validate_examples(examples, "MSTParser.update")
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
-            self.trainer = self._new_trainer(*self.graph.to_arrays().values())
-        # runtime settings: read at every update
-        self.trainer.n_threads = self.cfg["n_threads"]
+            self.trainer = GraphTrainer(self.graph, self.learner, *self.graph.to_arrays().values())
+        self.trainer.n_threads = self.cfg["n_threads"]  # runtime settings: read at every update
         self.trainer.parallel_batch = self.cfg["parallel_batch"]
         losses[self.name] += self.trainer.train(self.training_sentences(examples))
         losses[self.name] += self.trainer.flush()
