@@ -61,7 +61,7 @@ from .training_batch import MAX_K, decode_for_training
 # Sentences decoded in parallel with the same weights before their updates
 # (n_threads > 1): small enough that the delayed updates cost no accuracy
 # (BENCHMARKS.md, issue 14), large enough to keep two threads busy.
-DEFAULT_PARALLEL_BATCH = 32
+DEFAULT_PARALLEL_BATCH = 8
 
 _NO_UPDATE = (numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"))
 
