@@ -137,31 +137,6 @@ class GraphTrainer:
             return self.train_block(batch)
         return self.train_batch(batch)
 
-    def train_block(self, block: Sequence[tuple]) -> float:
-        """Parallel training step: decode every sentence of ``block`` with
-        the current weights over ``n_threads`` threads, then step the learner
-        on each mini-batch's stored constraints in input order (and the
-        labeler on each sentence), as ``train_batch`` would."""
-        learner = self.learner
-        k = learner.k_best
-        decoded = self.batch_constraints([(s, h) for s, h, _ in block], k, notes=True)
-        n_wrong_total = 0
-        for start in range(0, len(block), learner.batch_size):
-            steps = []
-            for (sentence, heads, labels), (constraints, target, notes) in zip(
-                    block[start:start + learner.batch_size],
-                    decoded[start:start + learner.batch_size]):
-                for tree in notes:
-                    learner.note_tree(sentence, tree)
-                n_wrong_total += constraints[0][2]
-                steps.append(constraints if k > 1 else constraints[0])
-                if labels is not None and target is not None:
-                    if target is not heads:
-                        labels = numpy.where(heads >= 0, labels, -1).astype("int32")
-                    self._label_step(sentence, target, labels)
-            learner.step(self.arc_table, steps)
-        return float(n_wrong_total)
-
     def batch_constraints(self, items: Sequence[tuple], k: int = 1, notes: bool = False):
         """``(constraints, target)`` of every ``(Sentence, heads)`` of
         ``items`` under the current weights, as ``constraints`` /
@@ -205,15 +180,31 @@ class GraphTrainer:
 
     def train_batch(self, batch: Sequence[tuple]) -> float:
         """One learner step on sentences decoded with the same weights."""
+        k = self.learner.k_best
+        return self._step(batch, [(*self._constraints(s, h, k), ()) for s, h, _ in batch])
+
+    def train_block(self, block: Sequence[tuple]) -> float:
+        """Parallel training step: decode every sentence of ``block`` with
+        the current weights over ``n_threads`` threads, then one learner
+        step per mini-batch of the block, in input order."""
+        decoded = self.batch_constraints([(s, h) for s, h, _ in block], self.learner.k_best,
+                                         notes=True)
+        size = self.learner.batch_size
+        return sum(self._step(block[i:i + size], decoded[i:i + size])
+                   for i in range(0, len(block), size))
+
+    def _step(self, batch: Sequence[tuple], decoded: Sequence[tuple]) -> float:
+        """The learner's step on a mini-batch's ``(constraints, target,
+        trees to note)`` and the labeler's steps; the wrong heads."""
         learner = self.learner
-        k = learner.k_best
         steps = []
         n_wrong_total = 0
-        for sentence, heads, labels in batch:
-            constraints, target = self._constraints(sentence, heads, k)
+        for (sentence, heads, labels), (constraints, target, notes) in zip(batch, decoded):
+            for tree in notes:
+                learner.note_tree(sentence, tree)
             n_wrong_total += constraints[0][2]
             # k-best learners get every tree's constraint, the others one.
-            steps.append(constraints if k > 1 else constraints[0])
+            steps.append(constraints if learner.k_best > 1 else constraints[0])
             if labels is not None and target is not None:
                 if target is not heads:  # partial: learn the annotated arcs' labels only
                     labels = numpy.where(heads >= 0, labels, -1).astype("int32")
