@@ -59,9 +59,10 @@ from .model import GraphModel
 from .training_batch import MAX_K, decode_for_training
 
 # Sentences decoded in parallel with the same weights before their updates
-# (n_threads > 1): small enough that the delayed updates cost no accuracy
-# (BENCHMARKS.md, issue 14), large enough to keep two threads busy.
-DEFAULT_PARALLEL_BATCH = 8
+# (n_threads > 1). On full EWT the delay costs no accuracy beyond the
+# spread between training orders with blocks of 8 or 32, and 32 takes less
+# CPU (BENCHMARKS.md, "Parallel training").
+DEFAULT_PARALLEL_BATCH = 32
 
 _NO_UPDATE = (numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"))
 
