@@ -31,6 +31,7 @@ from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_feature
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import DECODERS, GraphModel, GraphTrainer
+from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..graph.decoder_choice import choose_decoder
 from ..scoring import score_parse
 from . import extensions, serialization as ser
@@ -60,8 +61,9 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
-    # runtime settings (components/extensions.py, graph/batch.pyx, features/weights.pyx):
+    # runtime settings (extensions.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
+    "parallel_batch": DEFAULT_PARALLEL_BATCH,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -76,7 +78,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
                     probabilities: bool = False, n_best: int = 1, n_threads: int = 1,
-                    quantize_weights: bool = False):
+                    quantize_weights: bool = False, parallel_batch: int = DEFAULT_PARALLEL_BATCH):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -91,11 +93,8 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
     """
-    return MSTParser(nlp.vocab, name, decoder=decoder, order=order, learner=learner,
-                     features=features, label_buckets=label_buckets,
-                     max_sentence_length=max_sentence_length, n_best=n_best,
-                     nonprojective_threshold=nonprojective_threshold, scorer=scorer,
-                     probabilities=probabilities, n_threads=n_threads, quantize_weights=quantize_weights)
+    settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
+    return MSTParser(nlp.vocab, name, **settings)
 
 
 def _default(key: str):
@@ -122,11 +121,12 @@ class MSTParser(DependencyPipe):
                  label_buckets: Optional[int] = None, max_sentence_length: Optional[int] = None,
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
-                 n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None):
+                 n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
+                 parallel_batch: Optional[int] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
-                 "n_threads": n_threads, "quantize_weights": quantize_weights}
+                 "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         if self.cfg["decoder"] not in (*DECODERS, "auto"):
             raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
@@ -136,8 +136,9 @@ class MSTParser(DependencyPipe):
         if self.cfg["order"] == 3 and self.cfg["decoder"] not in ("eisner", "auto"):
             raise ValueError(f"[{name}] order 3 (grandparents) is decoded projectively only: "
                              f"set decoder = \"eisner\", not {self.cfg['decoder']!r}")
-        if min(self.cfg["max_sentence_length"], self.cfg["n_best"], self.cfg["n_threads"]) < 1:
-            raise ValueError(f"[{name}] max_sentence_length, n_best and n_threads must be >= 1")
+        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
+        if min(self.cfg[k] for k in positive) < 1:
+            raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
@@ -240,6 +241,8 @@ class MSTParser(DependencyPipe):
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
             self.trainer = GraphTrainer(self.graph, self.learner, *self.graph.to_arrays().values())
+        self.trainer.n_threads = self.cfg["n_threads"]  # runtime settings: read at every update
+        self.trainer.parallel_batch = self.cfg["parallel_batch"]
         losses[self.name] += self.trainer.train(self.training_sentences(examples))
         losses[self.name] += self.trainer.flush()
         self._fresh = False

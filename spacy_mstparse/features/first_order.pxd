@@ -1,4 +1,4 @@
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int32_t, uint64_t
 
 from .distance cimport direction_distance
 from .sentence cimport Sentence
@@ -38,5 +38,9 @@ cdef class FirstOrderFeatures:
     cdef int capacity(self, Sentence s) noexcept nogil
     cdef double first_pass_score(self, Sentence s, int h, int c, const Weights* w,
                                  const double* head_sum, const double* child_sum) noexcept nogil
+    # Bucket ids of a tree's arcs (training); tree_capacity bounds their number.
+    cdef int tree_capacity(self, Sentence s) noexcept nogil
+    cdef int arcs_features_into(self, Sentence s, const int32_t* heads,
+                                uint64_t* out) noexcept nogil
     cdef int score_into(self, Sentence s, const Weights* w, float scale,
                         float* out, int keep=*, bint first_pass_only=*) noexcept nogil

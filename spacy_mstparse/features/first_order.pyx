@@ -477,16 +477,35 @@ cdef class FirstOrderFeatures:
         if s.n_tagsets != self.n_tagsets:
             raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {self.n_tagsets}")
 
-    def _features_of_arcs(self, Sentence s, const int32_t[:] heads):
+    def _features_of_arcs(self, Sentence s, heads):
         # heads[c] < 0 means: no arc into c.
+        cdef const int32_t[::1] hv = numpy.ascontiguousarray(heads, dtype=numpy.int32)
+        cdef int N = s.n + 1
+        cdef int n_arcs = 0, c, total
+        for c in range(1, N):
+            if hv[c] >= 0:
+                n_arcs += 1
+        result = numpy.empty(max(1, n_arcs) * self.n_conjunctions * self.capacity(s),
+                             dtype="uint64")
+        cdef uint64_t[::1] res = result
+        with nogil:
+            total = self.arcs_features_into(s, &hv[0], &res[0])
+        if total < 0:
+            raise MemoryError()
+        return result[:total]
+
+    cdef int tree_capacity(self, Sentence s) noexcept nogil:
+        """Upper bound on the bucket ids of the arcs of one tree (``arcs_features_into``)."""
+        return max(1, s.n) * (3 if self.direction_backoff else 2) * self.capacity(s)
+
+    cdef int arcs_features_into(self, Sentence s, const int32_t* heads,
+                                uint64_t* out) noexcept nogil:
+        """Bucket ids (with repetitions) of the arcs ``heads[c] -> c`` (c >= 1,
+        heads[c] >= 0; a negative head: no arc) into ``out`` (room for
+        ``tree_capacity`` ids); returns their number, -1 if out of memory."""
         cdef int N = s.n + 1
         cdef int cap = self.capacity(s)
-        cdef int n_arcs = 0, c, h, j, k, t, dd, p
-        for c in range(1, N):
-            if heads[c] >= 0:
-                n_arcs += 1
-        result = numpy.empty(max(1, n_arcs) * self.n_conjunctions * cap, dtype="uint64")
-        cdef uint64_t[::1] res = result
+        cdef int c, h, j, k, t, dd, p
         cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
         cdef int n_between[2]
@@ -494,26 +513,25 @@ cdef class FirstOrderFeatures:
         cdef uint64_t mask = self.mask
         if buf is NULL or between is NULL:
             free(buf); free(between)
-            raise MemoryError()
-        with nogil:
-            for c in range(1, N):
-                h = heads[c]
-                if h < 0:
-                    continue
-                for t in range(s.n_tagsets):
-                    n_between[t] = 0
-                    for p in range(min(h, c) + 1, max(h, c)):
-                        add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
-                dd = dd_code(h, c)
-                k = self.unigram_bases(s, h, True, buf)
-                k += self.unigram_bases(s, c, False, buf + k)
-                k += self.pair_bases(s, h, c, between, n_between, buf + k)
-                for j in range(k):
-                    res[total] = buf[j] & mask
-                    res[total + 1] = mix(buf[j], dd) & mask
-                    total += 2
-                    if self.direction_backoff:
-                        res[total] = mix(buf[j], direction_code(dd)) & mask
-                        total += 1
+            return -1
+        for c in range(1, N):
+            h = heads[c]
+            if h < 0:
+                continue
+            for t in range(s.n_tagsets):
+                n_between[t] = 0
+                for p in range(min(h, c) + 1, max(h, c)):
+                    add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
+            dd = dd_code(h, c)
+            k = self.unigram_bases(s, h, True, buf)
+            k += self.unigram_bases(s, c, False, buf + k)
+            k += self.pair_bases(s, h, c, between, n_between, buf + k)
+            for j in range(k):
+                out[total] = buf[j] & mask
+                out[total + 1] = mix(buf[j], dd) & mask
+                total += 2
+                if self.direction_backoff:
+                    out[total] = mix(buf[j], direction_code(dd)) & mask
+                    total += 1
         free(buf); free(between)
-        return result[:total]
+        return total

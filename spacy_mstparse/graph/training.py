@@ -28,6 +28,21 @@ Eisner, as a fully annotated non-projective gold tree is used as it is;
 known arcs that no tree holds (two roots) make no update and are counted in
 ``unusable``. With every head known, training is exactly as before.
 
+Parallel training (``n_threads`` > 1): the sentences of a block of
+``parallel_batch`` sentences (rounded down to whole learner mini-batches,
+at least one) are scored, loss-augmented, k-best decoded and turned into
+constraints in C over ``n_threads`` threads with the weights of the block
+start (``training_batch.decode_for_training``); then, in input order, the
+learner steps on each stored constraint set against the current weights
+and the labeler steps, as in serial training. This is mini-batch training
+with delayed updates (Zhao & Huang 2013; Sun & Ma 2017): a sentence is
+decoded with weights up to ``parallel_batch - 1`` updates old, so the
+result differs from serial training (BENCHMARKS.md measures how much). The
+block's constraints equal the serial ones under the same frozen weights.
+Partially annotated sentences and the decoders without a C k-best path
+(second-order Chu-Liu-Edmonds, order 3) are decoded in the calling thread, also
+with the block-start weights. ``n_threads = 1`` is the serial loop.
+
 The component, the benchmarks and ``train_one_slack`` all train through
 this class.
 """
@@ -41,6 +56,13 @@ from ..learners import Learner, WeightTable, sparse_difference
 from .constraints import Constraints
 from .decoding import DECODERS, decode
 from .model import GraphModel
+from .training_batch import MAX_K, decode_for_training
+
+# Sentences decoded in parallel with the same weights before their updates
+# (n_threads > 1). On full EWT the delay costs no accuracy beyond the
+# spread between training orders with blocks of 8 or 32, and 32 takes less
+# CPU (BENCHMARKS.md, "Parallel training").
+DEFAULT_PARALLEL_BATCH = 32
 
 _NO_UPDATE = (numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"))
 
@@ -49,14 +71,21 @@ class GraphTrainer:
     """Training state of a ``GraphModel``: the learner and two ``WeightTable``s.
 
     ``arc_weights`` / ``label_weights``: warm start from these (e.g. the
-    weights of a loaded model); default zeros.
+    weights of a loaded model); default zeros. ``n_threads`` > 1: parallel
+    training over blocks of ``parallel_batch`` sentences (module docstring).
     """
 
     def __init__(self, model: GraphModel, learner: Learner,
                  arc_weights: Optional[numpy.ndarray] = None,
-                 label_weights: Optional[numpy.ndarray] = None):
+                 label_weights: Optional[numpy.ndarray] = None,
+                 n_threads: int = 1, parallel_batch: int = DEFAULT_PARALLEL_BATCH):
         if not isinstance(learner, Learner):
             raise TypeError(f"the learner must be a spacy_mstparse Learner, got {learner!r}")
+        if n_threads < 1 or parallel_batch < 1:
+            raise ValueError(f"n_threads and parallel_batch must be >= 1, "
+                             f"got {n_threads}, {parallel_batch}")
+        self.n_threads = int(n_threads)
+        self.parallel_batch = int(parallel_batch)
         self.model = model
         self.learner = learner
         self.arc_table = (WeightTable(model.n_arc_weights) if arc_weights is None
@@ -83,30 +112,103 @@ class GraphTrainer:
         whenever ``learner.batch_size`` sentences are pending. Returns the
         number of wrong heads before the updates."""
         n_wrong = 0.0
+        size = self.block_size
         for item in sentences:
             self._pending.append(item)
-            if len(self._pending) == self.learner.batch_size:
+            if len(self._pending) == size:
                 n_wrong += self.flush()
         return n_wrong
+
+    @property
+    def block_size(self) -> int:
+        """Sentences collected before they are decoded: one learner
+        mini-batch, or with ``n_threads`` > 1 ``parallel_batch`` sentences
+        rounded down to whole mini-batches (at least one)."""
+        size = self.learner.batch_size
+        if self.n_threads > 1:
+            size *= max(1, self.parallel_batch // size)
+        return size
 
     def flush(self) -> float:
         """Step on the pending sentences (a short last mini-batch)."""
         if not self._pending:
             return 0.0
         batch, self._pending = self._pending, []
+        if self.n_threads > 1:
+            return self.train_block(batch)
         return self.train_batch(batch)
+
+    def batch_constraints(self, items: Sequence[tuple], k: int = 1, notes: bool = False):
+        """``(constraints, target)`` of every ``(Sentence, heads)`` of
+        ``items`` under the current weights, as ``constraints`` /
+        ``_constraints`` give them one by one, computed over ``n_threads``
+        threads. With ``notes``, a third item: the trees ``note_tree`` must
+        see, in the serial loop's order (the learner is not called here)."""
+        model = self.model
+        # the C stage: first order, or second order with Eisner (order 3's
+        # grandparent factors and second-order CLE decode in this thread)
+        fast = (model.order == 1 or (model.order == 2 and DECODERS[model.decoder].projective)
+                ) and k <= MAX_K
+        parallel = [i for i, (s, h) in enumerate(items)
+                    if fast and s.n >= 1 and (h[1:] >= 0).all()]
+        out: List[Optional[tuple]] = [None] * len(items)
+        if parallel:
+            results = decode_for_training(
+                [items[i][0] for i in parallel], [items[i][1] for i in parallel],
+                model.first_order, model.sibling, DECODERS[model.decoder].projective,
+                self.arc_table.v, self.arc_table.scale, k, self.learner.loss_augmented,
+                self.n_threads)
+            for i, (trees, n_wrong, diffs) in zip(parallel, results):
+                sentence, heads = items[i]
+                constraints, tree_notes = [], []
+                for t, tree in enumerate(trees):
+                    if not n_wrong[t]:
+                        constraints.append((*_NO_UPDATE, 0))
+                        continue
+                    if not tree_notes:
+                        tree_notes.append(heads)
+                    tree_notes.append(tree)
+                    if diffs is None:  # second order: the features in this thread
+                        diff = sparse_difference(model.tree_features(sentence, heads),
+                                                 model.tree_features(sentence, tree))
+                    else:
+                        diff = diffs[t]
+                    constraints.append((*diff, n_wrong[t]))
+                out[i] = (constraints, heads, tree_notes)
+        for i, (sentence, heads) in enumerate(items):
+            if out[i] is None:  # partial annotation, second-order CLE, order 3: here
+                noted = []
+                constraints, target = self._constraints(sentence, heads, k, noted.append)
+                out[i] = (constraints, target, noted)
+        return out if notes else [(c, t) for c, t, _ in out]
 
     def train_batch(self, batch: Sequence[tuple]) -> float:
         """One learner step on sentences decoded with the same weights."""
+        k = self.learner.k_best
+        return self._step(batch, [(*self._constraints(s, h, k), ()) for s, h, _ in batch])
+
+    def train_block(self, block: Sequence[tuple]) -> float:
+        """Parallel training step: decode every sentence of ``block`` with
+        the current weights over ``n_threads`` threads, then one learner
+        step per mini-batch of the block, in input order."""
+        decoded = self.batch_constraints([(s, h) for s, h, _ in block], self.learner.k_best,
+                                         notes=True)
+        size = self.learner.batch_size
+        return sum(self._step(block[i:i + size], decoded[i:i + size])
+                   for i in range(0, len(block), size))
+
+    def _step(self, batch: Sequence[tuple], decoded: Sequence[tuple]) -> float:
+        """The learner's step on a mini-batch's ``(constraints, target,
+        trees to note)`` and the labeler's steps; the wrong heads."""
         learner = self.learner
-        k = learner.k_best
         steps = []
         n_wrong_total = 0
-        for sentence, heads, labels in batch:
-            constraints, target = self._constraints(sentence, heads, k)
+        for (sentence, heads, labels), (constraints, target, notes) in zip(batch, decoded):
+            for tree in notes:
+                learner.note_tree(sentence, tree)
             n_wrong_total += constraints[0][2]
             # k-best learners get every tree's constraint, the others one.
-            steps.append(constraints if k > 1 else constraints[0])
+            steps.append(constraints if learner.k_best > 1 else constraints[0])
             if labels is not None and target is not None:
                 if target is not heads:  # partial: learn the annotated arcs' labels only
                     labels = numpy.where(heads >= 0, labels, -1).astype("int32")
@@ -120,10 +222,11 @@ class GraphTrainer:
         ``heads`` may mark unknown heads with -1 (see the module docstring)."""
         return self._constraints(sentence, heads, k)[0]
 
-    def _constraints(self, sentence, heads, k):
+    def _constraints(self, sentence, heads, k, note=None):
         """The constraints and the tree they train toward (``heads`` itself
         when every head is known, the completion otherwise, None when no
-        tree holds the known arcs)."""
+        tree holds the known arcs). ``note``: called with each tree instead
+        of ``learner.note_tree`` (the parallel loop replays them later)."""
         arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
         known = heads[1:] >= 0
         partial = not known.all()
@@ -141,8 +244,9 @@ class GraphTrainer:
             n_wrong = int(numpy.count_nonzero(wrong & known if partial else wrong))
             if n_wrong:
                 if gold_ids is None:
-                    gold_ids = self._tree_features(sentence, target)
-                idx, val = sparse_difference(gold_ids, self._tree_features(sentence, predicted))
+                    gold_ids = self._tree_features(sentence, target, note)
+                idx, val = sparse_difference(gold_ids,
+                                             self._tree_features(sentence, predicted, note))
             else:
                 idx, val = _NO_UPDATE
             out.append((idx, val, n_wrong))
@@ -172,8 +276,11 @@ class GraphTrainer:
         self.unusable += 1
         return None
 
-    def _tree_features(self, sentence, heads) -> numpy.ndarray:
-        self.learner.note_tree(sentence, heads)
+    def _tree_features(self, sentence, heads, note=None) -> numpy.ndarray:
+        if note is None:
+            self.learner.note_tree(sentence, heads)
+        else:
+            note(heads)
         return self.model.tree_features(sentence, heads)
 
     def train_labeler(self, sentences) -> None:

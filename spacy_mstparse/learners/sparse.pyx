@@ -46,11 +46,12 @@ def sq_norm(const double[:] val):
     return sparse_sq_norm(val)
 
 
-cdef Py_ssize_t _merge(const uint64_t[::1] g, const uint64_t[::1] p,
-                       uint64_t[::1] out_idx, double[::1] out_val) noexcept nogil:
-    """Merge two sorted id lists into sorted unique ids with count_g - count_p."""
+cdef Py_ssize_t merge_sorted_counts(const uint64_t* g, Py_ssize_t ng, const uint64_t* p,
+                                    Py_ssize_t np_, uint64_t* out_idx,
+                                    double* out_val) noexcept nogil:
+    """Merge two sorted id lists into sorted unique ids with count_g - count_p
+    (ids whose counts cancel are dropped); returns their number."""
     cdef Py_ssize_t i = 0, j = 0, k = 0
-    cdef Py_ssize_t ng = g.shape[0], np_ = p.shape[0]
     cdef uint64_t f
     cdef double c
     while i < ng or j < np_:
@@ -81,11 +82,13 @@ def sparse_difference(gold_ids, pred_ids):
     cdef const uint64_t[::1] g = np.sort(np.asarray(gold_ids).astype(np.uint64, copy=False).ravel())
     cdef const uint64_t[::1] p = np.sort(np.asarray(pred_ids).astype(np.uint64, copy=False).ravel())
     n_max = g.shape[0] + p.shape[0]
-    idx = np.empty(n_max, dtype=np.uint64)
-    val = np.empty(n_max, dtype=np.float64)
+    idx = np.empty(max(1, n_max), dtype=np.uint64)
+    val = np.empty(max(1, n_max), dtype=np.float64)
     cdef uint64_t[::1] idx_view = idx
     cdef double[::1] val_view = val
+    cdef const uint64_t* gp = &g[0] if g.shape[0] else NULL
+    cdef const uint64_t* pp = &p[0] if p.shape[0] else NULL
     cdef Py_ssize_t k
     with nogil:
-        k = _merge(g, p, idx_view, val_view)
+        k = merge_sorted_counts(gp, g.shape[0], pp, p.shape[0], &idx_view[0], &val_view[0])
     return idx[:k].copy(), val[:k].copy()

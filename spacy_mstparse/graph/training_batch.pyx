@@ -1,0 +1,351 @@
+"""The decoding half of training, for a mini-batch of sentences, in C over threads.
+
+For each fully annotated sentence of a batch, with one frozen weight vector
+(the batch start's): arc scores (and sibling scores at order 2), the
+Hamming loss on every non-gold arc for loss-augmented learners, the k best
+trees (Eisner 1996 with Huang & Chiang's 2005 k-best lists, first and
+second order; Chu-Liu-Edmonds and its k-best variant, Camerini, Fratta &
+Maffioli 1980, first order), each tree's wrong heads and, at first order,
+the update vector phi(gold) - phi(tree) of every wrong tree. Sentences are
+taken one at a time (an atomic counter) by ``n_threads`` threads - the
+caller and ``n_threads - 1`` pooled Python threads, each in one C loop
+without the GIL. (An OpenMP parallel loop was slower: its idle threads spin
+between the blocks, which on a loaded machine takes CPU from the
+updates; BENCHMARKS.md.) Each sentence runs exactly the C code the serial
+loop of ``training.py`` reaches through the Python wrappers, on the same
+float32 arithmetic, so the result does not depend on the number of threads
+and equals the serial one.
+
+This is the parallel stage of mini-batch training with delayed updates
+(Zhao & Huang 2013, "Minibatch and parallelization for online large margin
+structured learning"; Sun & Ma 2017): the learner then steps on the stored
+constraints one sentence after the other (``GraphTrainer``).
+"""
+from concurrent.futures import ThreadPoolExecutor
+
+from cpython.ref cimport PyObject
+from libc.stdint cimport int32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy
+
+from ..decoders.chu_liu_edmonds cimport chu_liu_edmonds_decode
+from ..decoders.eisner cimport eisner_decode
+from ..decoders.eisner_second_order cimport eisner_second_order_decode
+from ..decoders.kbest_spanning_trees cimport chu_liu_edmonds_k_best_decode
+from ..features.first_order cimport FirstOrderFeatures
+from ..features.second_order cimport SiblingFeatures
+from ..features.sentence cimport Sentence
+from ..features.weights cimport Weights, weights_view
+from ..learners.sparse cimport merge_sorted_counts
+
+cdef extern from *:
+    """
+    static inline int mst_next_index(int* counter) {
+        return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    """
+    int mst_next_index(int* counter) nogil
+
+DEF MAX_TREES = 64
+MAX_K = MAX_TREES   # the most trees per sentence decode_for_training keeps
+
+cdef enum Status:
+    DONE = 0
+    NO_MEMORY = -1
+    NO_TREE = 1
+
+
+cdef struct Work:
+    # inputs
+    PyObject* sentence
+    const int32_t* gold     # n + 1 gold heads (all known)
+    int* trees              # k rows of n + 1 heads
+    # outputs
+    int m                   # trees found
+    int n_wrong[MAX_TREES]  # wrong heads of each tree (k <= MAX_K)
+    uint64_t* idx[MAX_TREES]  # phi(gold) - phi(tree) of each wrong tree (first order)
+    double* val[MAX_TREES]
+    Py_ssize_t n_diff[MAX_TREES]
+    int status
+
+
+cdef inline void _swap(uint64_t* a, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef uint64_t t = a[i]
+    a[i] = a[j]
+    a[j] = t
+
+
+cdef void _sort_ids(uint64_t* a, Py_ssize_t n) noexcept nogil:
+    """Sort ``a[:n]`` ascending: quicksort (median of three, recursion on
+    the smaller part) with insertion sort below 16 items."""
+    cdef Py_ssize_t lo = 0, hi = n - 1, i, j, mid
+    cdef uint64_t pivot, x
+    while hi - lo >= 16:
+        mid = lo + (hi - lo) // 2
+        if a[mid] < a[lo]:
+            _swap(a, mid, lo)
+        if a[hi] < a[lo]:
+            _swap(a, hi, lo)
+        if a[hi] < a[mid]:
+            _swap(a, hi, mid)
+        pivot = a[mid]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                _swap(a, i, j)
+                i += 1
+                j -= 1
+        if j - lo < hi - i:
+            _sort_ids(a + lo, j - lo + 1)
+            lo = i
+        else:
+            _sort_ids(a + i, hi - i + 1)
+            hi = j
+    for i in range(lo + 1, hi + 1):
+        x = a[i]
+        j = i - 1
+        while j >= lo and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+cdef int _sorted_features(FirstOrderFeatures first, Sentence s, const int32_t* heads,
+                          uint64_t* out) noexcept nogil:
+    """The sorted bucket ids of the arcs of ``heads`` (a negative head: no
+    arc) into ``out``; their number, or -1 when out of memory."""
+    cdef int total = first.arcs_features_into(s, heads, out)
+    if total > 0:
+        _sort_ids(out, total)
+    return total
+
+
+cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept nogil:
+    """Update vectors of the wrong trees of ``wk`` (first order). Features
+    are per arc, so phi(gold) - phi(tree) is the difference over the arcs
+    where the two trees differ: only those are extracted and sorted (the
+    result equals ``sparse_difference`` of the whole trees)."""
+    cdef int N = s.n + 1, t, c, n_gold, n_pred, rc = DONE
+    cdef size_t cap = first.tree_capacity(s)
+    cdef uint64_t* gold_ids = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef uint64_t* pred_ids = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef int32_t* gold_part = <int32_t*>malloc(N * sizeof(int32_t))
+    cdef int32_t* pred_part = <int32_t*>malloc(N * sizeof(int32_t))
+    if gold_ids is NULL or pred_ids is NULL or gold_part is NULL or pred_part is NULL:
+        rc = NO_MEMORY
+    for t in range(wk.m if rc == DONE else 0):
+        if wk.n_wrong[t] == 0:
+            continue
+        gold_part[0] = pred_part[0] = -1
+        for c in range(1, N):
+            if wk.trees[t * N + c] != wk.gold[c]:
+                gold_part[c] = wk.gold[c]
+                pred_part[c] = wk.trees[t * N + c]
+            else:
+                gold_part[c] = pred_part[c] = -1
+        n_gold = _sorted_features(first, s, gold_part, gold_ids)
+        n_pred = _sorted_features(first, s, pred_part, pred_ids)
+        if n_gold < 0 or n_pred < 0:
+            rc = NO_MEMORY
+            break
+        wk.idx[t] = <uint64_t*>malloc((n_gold + n_pred + 1) * sizeof(uint64_t))
+        wk.val[t] = <double*>malloc((n_gold + n_pred + 1) * sizeof(double))
+        if wk.idx[t] is NULL or wk.val[t] is NULL:
+            rc = NO_MEMORY
+            break
+        wk.n_diff[t] = merge_sorted_counts(gold_ids, n_gold, pred_ids, n_pred,
+                                           wk.idx[t], wk.val[t])
+    free(gold_ids); free(pred_ids); free(gold_part); free(pred_part)
+    return rc
+
+
+cdef int decode_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s,
+                    const Weights* w, float scale, bint projective, int k,
+                    bint loss_augmented, bint differences, Work* wk) noexcept nogil:
+    """Scores, loss, k best trees, wrong heads (and update vectors) of one sentence."""
+    cdef int n = s.n, N = s.n + 1, c, t, rc = DONE
+    cdef size_t NN = <size_t>N * N, i
+    cdef float* arc = <float*>malloc(NN * sizeof(float))
+    cdef float* sib = NULL
+    cdef double* tree_scores = <double*>malloc(k * sizeof(double))
+    wk.m = 0
+    if arc is NULL or tree_scores is NULL:
+        free(arc); free(tree_scores)
+        return NO_MEMORY
+    if sibling is not None:
+        sib = <float*>malloc(NN * N * sizeof(float))
+        if sib is NULL:
+            free(arc); free(tree_scores)
+            return NO_MEMORY
+        memset(sib, 0, NN * N * sizeof(float))
+    if first.score_into(s, w, scale, arc, 0) != 0:
+        rc = NO_MEMORY
+    elif sib is not NULL and sibling.score_into(s, w, scale, sib, NULL) != 0:
+        rc = NO_MEMORY
+    if rc == DONE and loss_augmented:
+        # training.add_hamming_loss in float32: + 1 everywhere, - 1 on the gold arcs
+        for i in range(NN):
+            arc[i] = arc[i] + <float>1.0
+        for c in range(1, N):
+            arc[wk.gold[c] * N + c] = arc[wk.gold[c] * N + c] - <float>1.0
+    if rc == DONE:
+        if sib is NULL and k == 1:
+            rc = eisner_decode(arc, n, wk.trees, True) if projective else \
+                chu_liu_edmonds_decode(arc, n, wk.trees, True)
+            wk.m = 1 if rc == DONE else 0
+        elif sib is NULL and not projective:
+            wk.m = chu_liu_edmonds_k_best_decode(arc, n, k, True, wk.trees, tree_scores)
+        else:  # Eisner's k-best chart, first order (sib NULL) or second
+            wk.m = eisner_second_order_decode(arc, sib, n, k, wk.trees, tree_scores)
+        if wk.m < 0:
+            rc = NO_MEMORY
+        elif wk.m == 0 and rc == DONE:
+            rc = NO_TREE
+    free(arc); free(sib); free(tree_scores)
+    if rc != DONE:
+        return rc
+    for t in range(wk.m):
+        wk.n_wrong[t] = 0
+        for c in range(1, N):
+            wk.n_wrong[t] += wk.trees[t * N + c] != wk.gold[c]
+    if differences:
+        return _differences(first, s, wk)
+    return DONE
+
+
+cdef class _Block:
+    """One call's shared state; ``run`` decodes sentences until none is left."""
+    cdef FirstOrderFeatures first
+    cdef SiblingFeatures sibling
+    cdef Weights w
+    cdef float scale
+    cdef bint projective, loss_augmented, differences
+    cdef int k, m, counter
+    cdef Work* work
+
+    def run(self):
+        cdef FirstOrderFeatures first = self.first
+        cdef SiblingFeatures sibling = self.sibling
+        cdef int i
+        with nogil:
+            while True:
+                i = mst_next_index(&self.counter)
+                if i >= self.m:
+                    break
+                self.work[i].status = decode_one(
+                    first, sibling, <Sentence>self.work[i].sentence, &self.w, self.scale,
+                    self.projective, self.k, self.loss_augmented, self.differences,
+                    &self.work[i])
+
+
+_POOLS = {}
+
+
+def _pool(int n_workers):
+    """The process's pool of ``n_workers`` helper threads (made once)."""
+    if n_workers not in _POOLS:
+        _POOLS[n_workers] = ThreadPoolExecutor(n_workers, thread_name_prefix="mst-train")
+    return _POOLS[n_workers]
+
+
+def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
+                        SiblingFeatures sibling, bint projective, weights, float scale,
+                        int k, bint loss_augmented, int n_threads=1):
+    """For each ``(Sentence, gold heads)`` (every head known, n >= 1): the
+    (up to) k best trees under ``scale * weights`` (a float32 vector), the
+    Hamming loss added if ``loss_augmented``, as ``(trees, n_wrong, diffs)``:
+    int32 (m, n+1) heads best first, each tree's wrong heads, and at first
+    order (``sibling`` None) each tree's ``(idx, val)`` = phi(gold) - phi(tree)
+    as ``sparse_difference`` gives it (None for a tree without wrong heads;
+    ``diffs`` is None at second order). Chu-Liu-Edmonds (``projective``
+    False) at first order only."""
+    if n_threads < 1 or not 1 <= k <= MAX_K:
+        raise ValueError(f"n_threads must be >= 1 and 1 <= k <= {MAX_K}, got {n_threads}, {k}")
+    if sibling is not None and not projective:
+        raise ValueError("second-order training decodes with Eisner only here")
+    if len(golds) != len(sentences):
+        raise ValueError("one gold tree per sentence")
+    cdef Weights w
+    weights_view(weights, first.n_buckets, &w)
+    cdef int m = len(sentences), i, t
+    cdef bint differences = sibling is None
+    trees, gold_arrays = [], []
+    for sentence, gold in zip(sentences, golds):
+        if not isinstance(sentence, Sentence):
+            raise TypeError(f"expected Sentence objects, got {type(sentence).__name__}")
+        if (<Sentence>sentence).n_tagsets != first.n_tagsets:
+            raise ValueError(f"sentence has {(<Sentence>sentence).n_tagsets} tag rows, "
+                             f"features expect {first.n_tagsets}")
+        gold = numpy.ascontiguousarray(gold, dtype=numpy.int32)
+        n = (<Sentence>sentence).n
+        if n < 1 or gold.shape[0] != n + 1 or gold[1:].min() < 0 or gold[1:].max() > n:
+            raise ValueError("decode_for_training needs full gold trees of n >= 1 words")
+        gold_arrays.append(gold)
+        trees.append(numpy.full((k, n + 1), -1, dtype=numpy.int32))
+    cdef Work* work = <Work*>malloc(max(1, m) * sizeof(Work))
+    if work is NULL:
+        raise MemoryError()
+    memset(work, 0, max(1, m) * sizeof(Work))
+    cdef const int32_t[::1] gv
+    cdef int[:, ::1] tv
+    for i in range(m):
+        work[i].sentence = <PyObject*>sentences[i]
+        gv = gold_arrays[i]
+        tv = trees[i]
+        work[i].gold = &gv[0]
+        work[i].trees = &tv[0, 0]
+    cdef _Block block = _Block()
+    block.first, block.sibling, block.w, block.scale = first, sibling, w, scale
+    block.projective, block.k, block.loss_augmented = projective, k, loss_augmented
+    block.differences, block.work, block.m, block.counter = differences, work, m, 0
+    if n_threads > 1 and m > 1:
+        futures = [_pool(n_threads - 1).submit(block.run) for _ in range(min(m, n_threads) - 1)]
+        block.run()
+        for future in futures:
+            future.result()
+    else:
+        block.run()
+    results = []
+    worst = DONE
+    cdef Py_ssize_t j
+    cdef uint64_t[::1] iv
+    cdef double[::1] vv
+    for i in range(m):
+        if work[i].status != DONE and worst == DONE:
+            worst = work[i].status
+        if worst != DONE:
+            continue
+        diffs = None
+        if differences:
+            diffs = []
+            for t in range(work[i].m):
+                if work[i].n_wrong[t] == 0:
+                    diffs.append(None)
+                    continue
+                idx = numpy.empty(work[i].n_diff[t], dtype=numpy.uint64)
+                val = numpy.empty(work[i].n_diff[t], dtype=numpy.float64)
+                iv = idx
+                vv = val
+                for j in range(work[i].n_diff[t]):
+                    iv[j] = work[i].idx[t][j]
+                    vv[j] = work[i].val[t][j]
+                diffs.append((idx, val))
+        results.append((trees[i][:work[i].m], [work[i].n_wrong[t] for t in range(work[i].m)],
+                        diffs))
+    for i in range(m):
+        for t in range(MAX_TREES):
+            free(work[i].idx[t])
+            free(work[i].val[t])
+    free(work)
+    if worst == NO_MEMORY:
+        raise MemoryError("could not allocate the work memory of a sentence")
+    if worst == NO_TREE:
+        from ..decoders.trees import NoTreeError
+        raise NoTreeError("no tree avoids the forbidden (-inf) arcs")
+    return results
