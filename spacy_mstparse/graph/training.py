@@ -54,7 +54,7 @@ import numpy
 
 from ..learners import Learner, WeightTable, sparse_difference
 from .constraints import Constraints
-from .decoding import DECODERS, decode
+from .decoding import DECODERS, GrandScores, decode
 from .model import GraphModel
 from .training_batch import MAX_K, decode_for_training
 
@@ -261,10 +261,20 @@ class GraphTrainer:
     def _completion(self, arc, sib, heads):
         n = len(heads) - 1
         constraints = Constraints(n, {c: int(heads[c]) for c in range(1, n + 1) if heads[c] >= 0})
+        known = numpy.flatnonzero(heads[1:] >= 0) + 1
+        if numpy.isneginf(arc[heads[known], known]).any():
+            # order 3 prunes heads, in training too: a known arc pruned away
+            # scores 0 (every completion holds it, so its score does not matter)
+            arc = arc.copy()
+            pruned = numpy.isneginf(arc[heads[known], known])
+            arc[heads[known][pruned], known[pruned]] = 0.0
         # known arcs that cross: completed non-projectively, as a fully
         # annotated non-projective gold tree is used as it is
         for name in dict.fromkeys((self.model.decoder, "chu_liu_edmonds")):
-            best = lambda masked: decode(name, masked, sib)[0]  # noqa: E731
+            # order 3 completed non-projectively: its sibling model
+            parts = (sib.sib if isinstance(sib, GrandScores) and DECODERS[name].third_order is None
+                     else sib)
+            best = lambda masked: decode(name, masked, parts)[0]  # noqa: E731
             try:
                 tree = constraints.decode(best, arc, DECODERS[name].projective)
             except ValueError:  # NoTreeError, crossing or impossible known arcs
