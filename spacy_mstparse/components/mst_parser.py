@@ -30,7 +30,7 @@ from spacy.vocab import Vocab
 from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
-from ..graph import DECODERS, GraphModel, GraphTrainer
+from ..graph import GraphModel, GraphTrainer
 from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..graph.decoder_choice import choose_decoder
 from ..scoring import score_parse
@@ -128,14 +128,10 @@ class MSTParser(DependencyPipe):
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
                  "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
-        if self.cfg["decoder"] not in (*DECODERS, "auto"):
-            raise ValueError(f"[{name}] decoder must be one of {sorted(DECODERS)} or 'auto', "
-                             f"got {self.cfg['decoder']!r}")
-        if self.cfg["order"] not in (1, 2, 3):
-            raise ValueError(f"[{name}] order must be 1, 2 or 3, got {self.cfg['order']!r}")
-        if self.cfg["order"] == 3 and self.cfg["decoder"] not in ("eisner", "auto"):
-            raise ValueError(f"[{name}] order 3 (grandparents) is decoded projectively only: "
-                             f"set decoder = \"eisner\", not {self.cfg['decoder']!r}")
+        try:
+            GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",))
+        except ValueError as e:
+            raise ValueError(f"[{name}] {e}") from None
         positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
         if min(self.cfg[k] for k in positive) < 1:
             raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")

@@ -75,12 +75,7 @@ class GraphModel:
         quantize_weights: bool = False,
         keep_heads: int = 0,
     ):
-        if decoder not in DECODERS:
-            raise ValueError(f"decoder must be one of {sorted(DECODERS)}, got {decoder!r}")
-        if order not in (1, 2, 3):
-            raise ValueError(f"order must be 1, 2 or 3, got {order!r}")
-        if order == 3 and DECODERS[decoder].third_order is None:
-            raise ValueError(f"order 3 (grandparents) has no {decoder!r} decoder: use 'eisner'")
+        self.check_settings(order, decoder)
         self.features = features
         self.first_order = features.first_order
         self.order = int(order)
@@ -140,6 +135,19 @@ class GraphModel:
         if self._quantized is None:
             self._quantized = quantize(self.arc_weights)
         return self._quantized
+
+    @staticmethod
+    def check_settings(order: int, decoder: str, other_decoders: Tuple[str, ...] = ()) -> None:
+        """ValueError unless ``order`` and ``decoder`` (a name of ``DECODERS``
+        or of ``other_decoders``, e.g. the component's "auto") go together."""
+        if decoder not in DECODERS and decoder not in other_decoders:
+            raise ValueError(f"decoder must be one of {sorted(DECODERS) + list(other_decoders)}, "
+                             f"got {decoder!r}")
+        if order not in (1, 2, 3):
+            raise ValueError(f"order must be 1, 2 or 3, got {order!r}")
+        if order == 3 and decoder in DECODERS and DECODERS[decoder].third_order is None:
+            raise ValueError(f"order 3 (grandparents) is decoded projectively only: "
+                             f"set decoder = \"eisner\", not {decoder!r}")
 
     # -- scoring, decoding, labelling -------------------------------------------
     def scores(self, sentence, weights: Optional[numpy.ndarray] = None, scale: float = 1.0):
