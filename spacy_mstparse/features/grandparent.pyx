@@ -27,8 +27,9 @@ import numpy
 
 from .distance cimport direction_distance
 from .hashing cimport mix, mix3
+from .factor_features cimport FactorFeatures
 from .sentence cimport Sentence
-from .weights cimport Weights, prefetch_weight, weight_at, weights_view
+from .weights cimport Weights, prefetch_weight, weight_at
 from .templates cimport (
     G_GC,
     G_GCW,
@@ -55,24 +56,10 @@ cdef inline uint64_t _pattern_dist(int g, int h, int c) noexcept nogil:
     return 5 + 14 * (_pattern(g, h, c) - 1) + direction_distance(h, c)
 
 
-cdef class GrandparentFeatures:  # attributes: grandparent.pxd
+cdef class GrandparentFeatures(FactorFeatures):  # attributes: grandparent.pxd
     """Hashed grandparent features and grandparent scoring.
-
-    n_buckets (int): size of the (shared) weight table, a power of two.
-    n_tagsets (int): 1 or 2 tag rows per Sentence.
+    (``FactorFeatures``: n_buckets, n_tagsets, ``score``.)
     """
-
-    def __init__(self, uint64_t n_buckets, int n_tagsets=1):
-        if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
-            raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
-        if n_tagsets not in (1, 2):
-            raise ValueError(f"n_tagsets must be 1 or 2, got {n_tagsets}")
-        self.n_buckets = n_buckets
-        self.mask = n_buckets - 1
-        self.n_tagsets = n_tagsets
-
-    def __reduce__(self):
-        return (GrandparentFeatures, (self.n_buckets, self.n_tagsets))
 
     cdef int bases(self, Sentence s, int g, int h, int c, uint64_t* out) noexcept nogil:
         cdef int k = 0, t
@@ -121,30 +108,6 @@ cdef class GrandparentFeatures:  # attributes: grandparent.pxd
                     out[(<Py_ssize_t>g * N + h) * N + c] = <float>(scale * total)
         return 0
 
-    def score(self, Sentence s, weights, float scale=1.0, arc=None):
-        """Grandparent scores (float32, (n+1)^3, ``[g, h, c]``) under
-        ``scale * weights`` (a float32 vector, or ``QuantizedWeights``); with
-        the arc scores ``arc``, triples with a -inf arc are left 0."""
-        cdef Weights w
-        weights_view(weights, self.n_buckets, &w)
-        self._check(s)
-        N = s.n + 1
-        scores = numpy.zeros((N, N, N), dtype="float32")
-        cdef float[:, :, ::1] out = scores
-        cdef const float[:, ::1] arc_view
-        cdef const float* arc_ptr = NULL
-        if arc is not None:
-            arc_view = numpy.ascontiguousarray(arc, dtype="float32")
-            if arc_view.shape[0] != N or arc_view.shape[1] != N:
-                raise ValueError(f"arc must have shape {(N, N)}")
-            arc_ptr = &arc_view[0, 0]
-        cdef int status
-        with nogil:
-            status = self.score_into(s, &w, scale, &out[0, 0, 0], arc_ptr)
-        if status != 0:
-            raise MemoryError()
-        return scores
-
     def factor_features(self, Sentence s, int g, int h, int c):
         """Bucket ids (uint64, with repetitions) of the grandparent factor (g, h, c)."""
         self._check(s)
@@ -171,7 +134,3 @@ cdef class GrandparentFeatures:  # attributes: grandparent.pxd
         if not parts:
             return numpy.zeros(0, dtype="uint64")
         return numpy.concatenate(parts)
-
-    def _check(self, Sentence s):
-        if s.n_tagsets != self.n_tagsets:
-            raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {self.n_tagsets}")

@@ -1,14 +1,11 @@
 from libc.stdint cimport uint64_t
 
+from .factor_features cimport FactorFeatures
 from .sentence cimport Sentence
 from .weights cimport Weights
 
 
-cdef class SiblingFeatures:
-    cdef readonly uint64_t n_buckets
-    cdef readonly int n_tagsets
-    cdef uint64_t mask
-
+cdef class SiblingFeatures(FactorFeatures):
     cdef int pair_bases(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil
     cdef uint64_t trip_base(self, Sentence s, int t, int h, int sib, int c) noexcept nogil
     cdef double conj_sum(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2,

@@ -31,8 +31,9 @@ from .hashing import string_id as get_string_id
 
 from .distance cimport direction_distance
 from .hashing cimport mix, mix3
+from .factor_features cimport FactorFeatures
 from .sentence cimport Sentence
-from .weights cimport Weights, prefetch_weight, weight_at, weights_view
+from .weights cimport Weights, prefetch_weight, weight_at
 from .templates cimport SIB_BASE, SIB_STRIDE, S_PP, S_PW, S_TRIP, S_WP, S_WW
 
 START_MARK = get_string_id("<mst-no-sibling>")
@@ -54,24 +55,10 @@ cdef inline uint64_t _dir_dist(int s, int c) noexcept nogil:
     return 3 + direction_distance(s, c)
 
 
-cdef class SiblingFeatures:  # attributes: second_order.pxd
+cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
     """Hashed sibling features and sibling scoring (McDonald & Pereira 2006).
-
-    n_buckets (int): size of the (shared) weight table, a power of two.
-    n_tagsets (int): 1 or 2 tag rows per Sentence.
+    (``FactorFeatures``: n_buckets, n_tagsets, ``score``.)
     """
-
-    def __init__(self, uint64_t n_buckets, int n_tagsets=1):
-        if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
-            raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
-        if n_tagsets not in (1, 2):
-            raise ValueError(f"n_tagsets must be 1 or 2, got {n_tagsets}")
-        self.n_buckets = n_buckets
-        self.mask = n_buckets - 1
-        self.n_tagsets = n_tagsets
-
-    def __reduce__(self):
-        return (SiblingFeatures, (self.n_buckets, self.n_tagsets))
 
     cdef int pair_bases(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil:
         """Base hashes of the templates that read the sibling and the child
@@ -163,30 +150,6 @@ cdef class SiblingFeatures:  # attributes: second_order.pxd
         free(pair); free(ids)
         return 0
 
-    def score(self, Sentence s, weights, float scale=1.0, arc=None):
-        """Sibling scores (float32, (n+1)^3) under ``scale * weights`` (a
-        float32 vector, or ``QuantizedWeights``); with the arc scores
-        ``arc``, the factors of -inf arcs are left 0."""
-        cdef Weights w
-        weights_view(weights, self.n_buckets, &w)
-        self._check(s)
-        N = s.n + 1
-        scores = numpy.zeros((N, N, N), dtype="float32")
-        cdef float[:, :, ::1] out = scores
-        cdef const float[:, ::1] arc_view
-        cdef const float* arc_ptr = NULL
-        if arc is not None:
-            arc_view = numpy.ascontiguousarray(arc, dtype="float32")
-            if arc_view.shape[0] != N or arc_view.shape[1] != N:
-                raise ValueError(f"arc must have shape {(N, N)}")
-            arc_ptr = &arc_view[0, 0]
-        cdef int status
-        with nogil:
-            status = self.score_into(s, &w, scale, &out[0, 0, 0], arc_ptr)
-        if status != 0:
-            raise MemoryError()
-        return scores
-
     def factor_features(self, Sentence s, int h, int sib, int c):
         """Bucket ids (uint64, with repetitions) of the sibling factor (h, sib, c);
         ``sib == h`` for the first dependent on c's side."""
@@ -231,7 +194,3 @@ cdef class SiblingFeatures:  # attributes: second_order.pxd
         if not parts:
             return numpy.zeros(0, dtype="uint64")
         return numpy.concatenate(parts)
-
-    def _check(self, Sentence s):
-        if s.n_tagsets != self.n_tagsets:
-            raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {self.n_tagsets}")
