@@ -27,3 +27,28 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
 cdef int nonprojective_marginals_c(const float* scores, int n, double temperature,
                                    bint single_root, double* marginals,
                                    double* log_z) noexcept nogil
+
+
+# Shared by the first-order (marginals.pyx) and second-order
+# (marginals_second_order.pyx) inside-outside passes.
+from libc.math cimport INFINITY, exp, log
+
+
+# log sum_i exp(v[i]) over m values (-inf if all are -inf).
+cdef inline double log_sum_exp(const double* v, int m) noexcept nogil:
+    cdef int i
+    cdef double mx = -INFINITY, acc = 0.0
+    for i in range(m):
+        if v[i] > mx:
+            mx = v[i]
+    if mx == -INFINITY:
+        return -INFINITY
+    for i in range(m):
+        acc += exp(v[i] - mx)
+    return mx + log(acc)
+
+
+# A = scores / temperature as double (row-major N x N); column 0 and the
+# diagonal become -inf. MARG_OVERFLOW if a score / T is not finite.
+cdef int scaled_scores_c(const float* scores, int N, double temperature,
+                         double* A) noexcept nogil

@@ -52,21 +52,7 @@ import numpy as np
 cdef double PRECISION_TOL = 1e-6
 
 
-cdef inline double _lse(const double* v, int m) noexcept nogil:
-    """log sum_i exp(v[i]) over m values (-inf if all are -inf)."""
-    cdef int i
-    cdef double mx = -INFINITY, acc = 0.0
-    for i in range(m):
-        if v[i] > mx:
-            mx = v[i]
-    if mx == -INFINITY:
-        return -INFINITY
-    for i in range(m):
-        acc += exp(v[i] - mx)
-    return mx + log(acc)
-
-
-cdef int _scaled_scores(const float* scores, int N, double temperature,
+cdef int scaled_scores_c(const float* scores, int N, double temperature,
                         double* A) noexcept nogil:
     """A = scores / T (double); column 0 and the diagonal become -inf."""
     cdef int h, c
@@ -137,7 +123,7 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
     gcl_t = grads + 3 * NN
     gir = grads + 4 * NN
     gil_t = grads + 5 * NN
-    rc = _scaled_scores(scores, N, temperature, A)
+    rc = scaled_scores_c(scores, N, temperature, A)
     if rc != MARG_OK:
         free(A)
         free(grads)
@@ -156,14 +142,14 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
             t = s + w
             for r in range(s, t):
                 buf[r - s] = cr[s * N + r] + cl_t[t * N + r + 1]
-            X = _lse(buf, w)
+            X = log_sum_exp(buf, w)
             sp[s * N + t] = X
             ir[s * N + t] = X + A[s * N + t]
             # No arc may enter the root (A's column 0 is -inf).
             il_t[t * N + s] = X + A[t * N + s]
             for r in range(s + 1, t + 1):
                 buf[r - s - 1] = ir[s * N + r] + cr_t[t * N + r]
-            X = _lse(buf, w)
+            X = log_sum_exp(buf, w)
             cr[s * N + t] = X
             cr_t[t * N + s] = X
             if s == 0:
@@ -171,7 +157,7 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
             else:
                 for r in range(s, t):
                     buf[r - s] = cl[s * N + r] + il_t[t * N + r]
-                X = _lse(buf, w)
+                X = log_sum_exp(buf, w)
             cl[s * N + t] = X
             cl_t[t * N + s] = X
 
@@ -179,7 +165,7 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
     if single_root:
         for r in range(1, N):
             buf[r - 1] = A[r] + cl[1 * N + r] + cr[r * N + n]
-        lz = _lse(buf, n)
+        lz = log_sum_exp(buf, n)
         if lz != -INFINITY and isfinite(lz):
             for r in range(1, N):
                 p = exp(buf[r - 1] - lz)
@@ -392,7 +378,7 @@ cdef int nonprojective_marginals_c(const float* scores, int n, double temperatur
     Wt = X + nn
     rw = Wt + nn
     col = rw + n
-    rc = _scaled_scores(scores, N, temperature, A)
+    rc = scaled_scores_c(scores, N, temperature, A)
     if rc == MARG_OK and not _has_tree(A, n, single_root, work):
         rc = MARG_NO_TREE
     free(work)

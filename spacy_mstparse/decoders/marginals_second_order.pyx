@@ -28,23 +28,16 @@ from libc.string cimport memset
 
 import numpy as np
 
-from .marginals cimport MARG_NO_MEMORY, MARG_NO_TREE, MARG_OK, MARG_OVERFLOW
+from .marginals cimport (
+    MARG_NO_MEMORY,
+    MARG_NO_TREE,
+    MARG_OK,
+    MARG_OVERFLOW,
+    log_sum_exp,
+    scaled_scores_c,
+)
 
 from .marginals import checked_scores, raise_for_code
-
-
-cdef inline double _lse(const double* v, int m) noexcept nogil:
-    """log sum_i exp(v[i]) over m values (-inf if all are -inf)."""
-    cdef int i
-    cdef double mx = -INFINITY, acc = 0.0
-    for i in range(m):
-        if v[i] > mx:
-            mx = v[i]
-    if mx == -INFINITY:
-        return -INFINITY
-    for i in range(m):
-        acc += exp(v[i] - mx)
-    return mx + log(acc)
 
 
 cdef inline double _sib(const float* sib, int N, int h, int s, int c,
@@ -57,7 +50,7 @@ cdef inline double _sib(const float* sib, int N, int h, int s, int c,
 cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
                                   double temperature, double* marginals,
                                   double* log_z) noexcept nogil:
-    cdef int N, s, t, r, w, m
+    cdef int N, s, t, r, w, m, rc
     cdef size_t NN
     cdef double inv_t = 1.0 / temperature
     cdef double X, g, p, a, lz
@@ -99,9 +92,12 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
     gIR = G + 2 * NN
     gIL = G + 3 * NN
     gSB = G + 4 * NN
+    rc = scaled_scores_c(arc, N, temperature, A)
+    if rc != MARG_OK:
+        free(A)
+        free(G)
+        return rc
     for s in range(N):
-        for t in range(N):
-            A[s * N + t] = -INFINITY if (t == 0 or t == s) else <double>arc[s * N + t] * inv_t
         CR[s * N + s] = 0.0
         CL[s * N + s] = 0.0
 
@@ -111,28 +107,28 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
             t = s + w
             for r in range(s, t):
                 buf[r - s] = CR[s * N + r] + CL[(r + 1) * N + t]
-            SB[s * N + t] = _lse(buf, w)
+            SB[s * N + t] = log_sum_exp(buf, w)
             # IR[s, t]: t is s's first right child, or follows sibling r.
             buf[0] = CL[(s + 1) * N + t] + _sib(sib, N, s, s, t, inv_t)
             for r in range(s + 1, t):
                 buf[r - s] = IR[s * N + r] + SB[r * N + t] + _sib(sib, N, s, r, t, inv_t)
-            IR[s * N + t] = _lse(buf, w) + A[s * N + t]
+            IR[s * N + t] = log_sum_exp(buf, w) + A[s * N + t]
             # IL[s, t]: s is t's first left child, or precedes sibling r.
             buf[0] = CR[s * N + t - 1] + _sib(sib, N, t, t, s, inv_t)
             for r in range(s + 1, t):
                 buf[r - s] = SB[s * N + r] + IL[r * N + t] + _sib(sib, N, t, r, s, inv_t)
-            IL[s * N + t] = _lse(buf, w) + A[t * N + s]
+            IL[s * N + t] = log_sum_exp(buf, w) + A[t * N + s]
             for r in range(s + 1, t + 1):
                 buf[r - s - 1] = IR[s * N + r] + CR[r * N + t]
-            CR[s * N + t] = _lse(buf, w)
+            CR[s * N + t] = log_sum_exp(buf, w)
             for r in range(s, t):
                 buf[r - s] = CL[s * N + r] + IL[r * N + t]
-            CL[s * N + t] = _lse(buf, w)
+            CL[s * N + t] = log_sum_exp(buf, w)
 
     # The root's single child m.
     for m in range(1, N):
         buf[m - 1] = A[m] + _sib(sib, N, 0, 0, m, inv_t) + CL[1 * N + m] + CR[m * N + n]
-    lz = _lse(buf, n)
+    lz = log_sum_exp(buf, n)
     if lz == -INFINITY:
         free(A)
         free(G)
