@@ -15,7 +15,7 @@ $(VENV)/.installed: $(SOURCES)
 	@echo "Installing spaCy and the other dependencies into $(VENV), then compiling"
 	@echo "the Cython extensions: about 6 minutes, with no output from pip while it compiles."
 	@echo "(Only again after a .pyx/.pxd file, setup.py or pyproject.toml changes.)"
-	$(PY) -m pip install -e ".[test,ray]"
+	$(PY) -m pip install -e ".[test,ray,clusters]"
 	touch $@
 
 # The `demo` workflow of project.yml on the bundled EWT sample: convert it,

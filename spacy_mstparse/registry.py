@@ -107,6 +107,7 @@ def make_first_order_features(
     use_morph: bool = False,
     n_buckets: int = DEFAULT_N_BUCKETS,
     direction_backoff: bool = True,
+    cluster_bits: int = 0,
 ) -> FeatureConfig:
     """McDonald et al. (2005) Table 1 features.
 
@@ -116,9 +117,12 @@ def make_first_order_features(
     direction_backoff: conjoin every feature with the attachment direction
         alone too, besides the plain feature and its direction + distance
         conjunction (+0.24 UAS on EWT dev on average, about 1.27x the parse time).
+    cluster_bits: 0, or a tag column of the first ``cluster_bits`` bits of
+        each word's Brown cluster path (Koo et al. 2008; 64 = the whole path),
+        read at ``initialize`` (its ``clusters`` setting) and saved with the model.
     """
     check_tag_columns(tag_columns)
-    return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff)
+    return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff, cluster_bits)
 
 
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")

@@ -14,6 +14,7 @@ of named parts (``_serial_parts`` / ``_load_parts``, see ``serialization.py``),
 which ``to_bytes``, ``to_disk``, their inverses and pickling all use.
 """
 import warnings
+from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
@@ -97,6 +98,26 @@ class DependencyPipe(Pipe):
         )
 
     # -- gold data and input checks -----------------------------------------------
+    def label_census(self, examples: Iterable[Example], labels: Optional[List[str]] = None
+                     ) -> Tuple[List[str], Optional[str]]:
+        """The sorted label inventory (``labels`` if given, else every label of
+        the reference trees) and the most frequent label of root words."""
+        label_counts: Counter = Counter()
+        root_counts: Counter = Counter()
+        for eg in examples:
+            for _, heads, deps in self.gold_sentences(eg):
+                for c in range(1, len(heads)):
+                    if deps[c]:
+                        label_counts[deps[c]] += 1
+                        root_counts[deps[c]] += heads[c] == 0
+        label_list = sorted(set(labels)) if labels is not None else sorted(label_counts)
+        if not label_list:
+            raise ValueError(
+                f"[{self.name}] no dependency labels found in the training examples: "
+                "the reference docs need heads and deps (is the training corpus parsed?)")
+        roots = Counter({label: n for label, n in root_counts.items() if n}).most_common(1)
+        return label_list, roots[0][0] if roots else None
+
     def gold_sentences(self, eg: Example, partial: bool = True):
         """Yield (sentence start, gold heads, gold labels) for each reference
         sentence: ``heads[0] = -1``, ``heads[i]`` the head position of word i

@@ -8,7 +8,8 @@ inventory and picks the ``auto`` decoder at ``initialize``, encodes Docs into
 scores, and serializes through the table of ``DependencyPipe``.
 
 What it reads: the words, the tag column(s) of the feature config (UPOS in
-``token.pos``, XPOS in ``token.tag``) and optionally ``token.morph``.
+``token.pos``, XPOS in ``token.tag``), optionally ``token.morph`` and, with
+``cluster_bits``, word clusters read at ``initialize`` and saved with it.
 Sentences: ``doc.sents`` when boundaries are set, else a split after
 sentence-final punctuation. A sentence longer than ``max_sentence_length``
 words is decoded in chunks, whose trees are joined into one tree (the root
@@ -17,17 +18,18 @@ word of each later chunk attaches to the first chunk's root word, label
 reference sentences (gold tokenization needed) and skips, with a warning,
 sentences longer than ``max_sentence_length``; headless words are unknown heads.
 """
-from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 from spacy import registry
 from spacy.language import Language
+from spacy.strings import get_string_id
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
 from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
+from ..features.clusters import LOOKUPS_SOURCE, ClusterTable, read_clusters
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
@@ -39,13 +41,14 @@ from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
 
 # Format 4: the serializer table (cfg JSON, arc and label weights as bitmap +
 # non-zero values, the same names on disk and in bytes; since 4 the labeler
-# version in cfg, absent = 1, and label_restrictions.npz). Formats 1-3 load.
+# version in cfg, absent = 1, label_restrictions.npz, and clusters.npz with
+# cluster_bits). Formats 1-3 load.
 FORMAT_VERSION = 4
 READS_FORMATS = (1, 2, 3, 4)
 # Settings that define the trained model: a load-time config must match.
 MODEL_SETTINGS = ("order", "label_buckets")
 JOINED_CHUNK_LABEL = "dep"
-RESTRICTIONS = "label_restrictions.npz"
+RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
 
 DEFAULT_CONFIG = {
     "decoder": "eisner",
@@ -140,7 +143,8 @@ class MSTParser(DependencyPipe):
         self.name = name
         self.learner = _default("learner") if learner is None else learner
         self.features = _default("features") if features is None else features
-        self.encoder = SentenceEncoder(vocab, self.features.tag_columns, self.features.use_morph)
+        self.encoder = SentenceEncoder(vocab, self.features.tag_columns, self.features.use_morph,
+                                       self.features.cluster_bits)
         self.scorer = scorer
         self.graph: Optional[GraphModel] = None
         self.trainer: Optional[GraphTrainer] = None
@@ -165,25 +169,18 @@ class MSTParser(DependencyPipe):
 
     # -- set-up -------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
-                   nlp: Optional[Language] = None, labels: Optional[List[str]] = None) -> None:
+                   nlp: Optional[Language] = None, labels: Optional[List[str]] = None,
+                   clusters: Optional[str] = None) -> None:
         """Collect the labels and the root label, pick the decoder when it is
-        "auto", start from zero weights and give the learner the gold trees."""
+        "auto", start from zero weights and give the learner the gold trees.
+        clusters: with ``cluster_bits``, a Brown clusters paths file, or
+        "spacy-lookups-data" (the default: that package's table for the language)."""
         validate_get_examples(get_examples, "MSTParser.initialize")
-        label_counts: Counter = Counter()
-        root_counts: Counter = Counter()
-        for eg in get_examples():
-            for _, heads, deps in self.gold_sentences(eg):
-                for c in range(1, len(heads)):
-                    if deps[c]:
-                        label_counts[deps[c]] += 1
-                        root_counts[deps[c]] += heads[c] == 0
-        label_list = sorted(set(labels)) if labels is not None else sorted(label_counts)
-        if not label_list:
-            raise ValueError(
-                f"[{self.name}] no dependency labels found in the training examples: "
-                "the reference docs need heads and deps (is the training corpus parsed?)")
-        roots = Counter({label: n for label, n in root_counts.items() if n}).most_common(1)
-        self.cfg.update(labels=label_list, root_label=roots[0][0] if roots else None,
+        if self.features.cluster_bits:
+            self.encoder.clusters = read_clusters(clusters or LOOKUPS_SOURCE, self.vocab.lang,
+                                                  get_string_id)
+        label_list, root_label = self.label_census(get_examples(), labels)
+        self.cfg.update(labels=label_list, root_label=root_label,
                         labeler_version=GraphModel.LATEST_LABELER)
         gold = list(self.training_sentences(get_examples()))
         if self.cfg["decoder"] == "auto":
@@ -290,7 +287,8 @@ class MSTParser(DependencyPipe):
 
     # -- serialization (the table) ----------------------------------------------
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
-        return {
+        clusters = {CLUSTERS: lambda: ser.dump_arrays(**self.encoder.clusters.to_arrays())}
+        return {**(clusters if self.features.cluster_bits else {}),
             "cfg": lambda: ser.dump_json({**self.cfg, "features": self.features.to_dict(),
                                           **self._format_header()}),
             "arc_weights.npz": lambda: ser.dump_sparse_vector(self.prediction_weights()[0]),
@@ -303,9 +301,16 @@ class MSTParser(DependencyPipe):
         if "cfg" in parts:
             cfg = parts["cfg"] if legacy else ser.load_json(parts["cfg"], where("cfg"))
             self._load_cfg(cfg, where("cfg"))
-        arrays = {stem: self._load_vector(parts, stem, where) for stem in ("arc_weights", "label_weights")}
+        ours = self.graph if self.graph is not None and self.graph.has_weights else None
+        arrays = {stem: ser.load_weight_vector(parts, stem, where, ours and getattr(ours, stem))
+                  for stem in ("arc_weights", "label_weights")}
         restrictions = (ser.load_arrays(parts[RESTRICTIONS], where(RESTRICTIONS), ("keys", "allowed"))
                         if RESTRICTIONS in parts else None)  # excluded or older: keep ours / none
+        if CLUSTERS in parts:
+            self.encoder.clusters = ClusterTable(
+                **ser.load_arrays(parts[CLUSTERS], where(CLUSTERS), ("keys", "paths")))
+        if self.features.cluster_bits and self.encoder.clusters is None:
+            raise ser.ModelDataError(f"{where(CLUSTERS)}: missing (the model uses word clusters)")
         self.graph, old = self._new_model(), self.graph
         try:
             self.graph.set_weights(arrays["arc_weights"], arrays["label_weights"])
@@ -314,20 +319,6 @@ class MSTParser(DependencyPipe):
             raise ser.ModelDataError(f"{where('arc_weights.npz')}: {err}") from None
         self.trainer = None
         self._fresh = True
-
-    def _load_vector(self, parts: Dict[str, bytes], stem: str, where) -> numpy.ndarray:
-        name = stem.split("_")[0]
-        if f"{stem}.npz" in parts:
-            return ser.load_sparse_vector(parts[f"{stem}.npz"], where(f"{stem}.npz"))
-        if f"{name}_sparse" in parts:  # format 1/2 bytes
-            return ser.sparse_weights.unpack(parts[f"{name}_sparse"], where(f"{name}_sparse"))
-        if isinstance(parts.get(stem), numpy.ndarray):  # format 1/2 bytes, dense
-            return parts[stem]
-        if f"{stem}.npy" in parts:  # format 1/2 directory, dense
-            return ser.load_npy(parts[f"{stem}.npy"], where(f"{stem}.npy"))
-        if self.graph is not None and self.graph.has_weights:  # excluded: keep ours
-            return getattr(self.graph, stem)
-        raise ser.ModelDataError(f"{where(stem + '.npz')}: missing (the saved component is incomplete)")
 
     def _load_cfg(self, cfg: dict, where: str) -> None:
         self._check_format(cfg, where)

@@ -170,6 +170,26 @@ def _unpack_sparse(arrays: Dict[str, numpy.ndarray], where: str,
     return out if shape is None else out.reshape(shape)
 
 
+def load_weight_vector(parts: Dict[str, bytes], stem: str, where: Callable[[str], str],
+                       current: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+    """The weight vector ``stem`` ("arc_weights", "label_weights") of the
+    graph parser's parts, in any saved format: ``<stem>.npz`` (format 3+),
+    ``<name>_sparse`` or a dense array (format 1/2 bytes), ``<stem>.npy``
+    (format 1/2 directory); ``current`` when the part was excluded."""
+    name = stem.split("_")[0]
+    if f"{stem}.npz" in parts:
+        return load_sparse_vector(parts[f"{stem}.npz"], where(f"{stem}.npz"))
+    if f"{name}_sparse" in parts:
+        return sparse_weights.unpack(parts[f"{name}_sparse"], where(f"{name}_sparse"))
+    if isinstance(parts.get(stem), numpy.ndarray):
+        return parts[stem]
+    if f"{stem}.npy" in parts:
+        return load_npy(parts[f"{stem}.npy"], where(f"{stem}.npy"))
+    if current is not None:
+        return current
+    raise ModelDataError(f"{where(stem + '.npz')}: missing (the saved component is incomplete)")
+
+
 def dump_sparse_rows(table: numpy.ndarray, index: Optional[numpy.ndarray] = None) -> bytes:
     """A 2-d float32 table as a bitmap of its non-zero rows (``row_bits``)
     plus those rows, in order, as a ``dump_sparse_vector`` (bitmap of their

@@ -3,14 +3,18 @@
 Reads the lower-cased form, the tag column(s) chosen by ``tag_columns``
 (UPOS = ``token.pos``, XPOS = ``token.tag``) and, if asked, the morphological
 features (``token.morph``) of every word, and prepends the artificial root.
+With a ``ClusterTable`` (``features.clusters``) and ``cluster_bits`` > 0 the
+last tag row holds the first ``cluster_bits`` bits of each word's Brown
+cluster path (Koo et al. 2008).
 """
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy
-from spacy.attrs import LOWER, MORPH, POS, TAG
+from spacy.attrs import LOWER, MORPH, ORTH, POS, TAG
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
+from .clusters import ClusterTable
 from .sentence import ROOT_TAG, ROOT_WORD, Sentence
 
 TAG_COLUMNS = {"upos": (POS,), "xpos": (TAG,), "both": (POS, TAG)}
@@ -22,9 +26,13 @@ class SentenceEncoder:
 
     tag_columns (str): "upos", "xpos" or "both".
     use_morph (bool): read morphological features.
+    cluster_bits (int): add a row of Brown cluster path prefixes of this many
+        bits (0: none); ``clusters`` (a ``ClusterTable``) must be set before
+        encoding.
     """
 
-    def __init__(self, vocab, tag_columns: str = "upos", use_morph: bool = False):
+    def __init__(self, vocab, tag_columns: str = "upos", use_morph: bool = False,
+                 cluster_bits: int = 0):
         if tag_columns not in TAG_COLUMNS:
             raise ValueError(
                 f"tag_columns must be one of {sorted(TAG_COLUMNS)}, got {tag_columns!r}"
@@ -32,19 +40,30 @@ class SentenceEncoder:
         self.tag_columns = tag_columns
         self.tag_attrs = TAG_COLUMNS[tag_columns]
         self.use_morph = use_morph
+        self.cluster_bits = cluster_bits
+        self.clusters: Optional[ClusterTable] = None
         self._prefixes: Dict[int, Tuple[int, bool]] = {}
         self._morphs: Dict[int, Tuple[int, ...]] = {}
 
     @property
     def n_tagsets(self) -> int:
-        return len(self.tag_attrs)
+        return len(self.tag_attrs) + (self.cluster_bits > 0)
 
     def encode(self, doc: Doc, bounds: List[Tuple[int, int]]) -> List[Sentence]:
         """Sentences for the token ranges ``bounds`` ([(start, end), ...]) of doc."""
-        attrs = [LOWER, *self.tag_attrs, MORPH]
+        attrs = [LOWER, *self.tag_attrs, MORPH, ORTH]
         array = doc.to_array(attrs).astype("uint64", copy=False)
         if array.ndim == 1:
             array = array.reshape((-1, len(attrs)))
+        if self.cluster_bits:
+            if self.clusters is None:
+                raise ValueError("cluster_bits > 0 but no word clusters were loaded")
+            array = numpy.column_stack([
+                array[:, :-2],
+                self.clusters.column(array[:, -1], array[:, 0], self.cluster_bits),
+                array[:, -2]])
+        else:
+            array = array[:, :-1]
         strings = doc.vocab.strings
         return [self._sentence(array[start:end], strings) for start, end in bounds]
 
@@ -59,7 +78,7 @@ class SentenceEncoder:
         found = [cache.get(x) or self._prefix(x, strings) for x in rows[:, 0].tolist()]
         if found:
             prefixes[1:], is_long[1:] = zip(*found)
-        n_tagsets = len(self.tag_attrs)
+        n_tagsets = self.n_tagsets
         tags = numpy.empty((n_tagsets, n + 1), dtype="uint64")
         tags[:, 0] = ROOT_TAG
         tags[:, 1:] = rows[:, 1 : 1 + n_tagsets].T

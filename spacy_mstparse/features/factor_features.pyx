@@ -7,18 +7,19 @@ from libc.stdint cimport uint64_t
 import numpy
 
 from .sentence cimport Sentence
+from .templates cimport MAX_TAGSETS
 from .weights cimport Weights, weights_view
 
 
 cdef class FactorFeatures:  # attributes: factor_features.pxd
     """n_buckets (int): size of the (shared) weight table, a power of two.
-    n_tagsets (int): 1 or 2 tag rows per Sentence."""
+    n_tagsets (int): 1 to MAX_TAGSETS (3) tag rows per Sentence."""
 
     def __init__(self, uint64_t n_buckets, int n_tagsets=1):
         if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
             raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
-        if n_tagsets not in (1, 2):
-            raise ValueError(f"n_tagsets must be 1 or 2, got {n_tagsets}")
+        if not 1 <= n_tagsets <= MAX_TAGSETS:
+            raise ValueError(f"n_tagsets must be 1 to {MAX_TAGSETS}, got {n_tagsets}")
         self.n_buckets = n_buckets
         self.mask = n_buckets - 1
         self.n_tagsets = n_tagsets

@@ -23,6 +23,7 @@ import numpy
 from .first_order cimport FirstOrderFeatures, dd_code, direction_code
 from .hashing cimport mix
 from .sentence cimport Sentence
+from .templates cimport MAX_TAGSETS
 from .templates cimport *
 
 
@@ -93,7 +94,7 @@ cdef int unigram_groups(Sentence s, int i, bint as_head, bint use_morph,
 
 
 cdef int pair_groups(Sentence s, int h, int c, const int* n_between, bint use_morph,
-                     uint8_t* out) noexcept nogil:
+                     bint cluster_row, uint8_t* out) noexcept nogil:
     """Group ids in the order ``pair_bases`` emits its hashes."""
     cdef int k = 0, t, j, x
     cdef int tid
@@ -115,6 +116,9 @@ cdef int pair_groups(Sentence s, int h, int c, const int* n_between, bint use_mo
     out[k] = T_WW; k += 1
     if prefixed:
         out[k] = T_XX; k += 1
+    if cluster_row:
+        for x in range(T_HC_CP, T_HW_CC + 1):
+            out[k] = x; k += 1
     if use_morph:
         for j in range((s.morph_start[h + 1] - s.morph_start[h])
                        * (s.morph_start[c + 1] - s.morph_start[c])):
@@ -142,7 +146,7 @@ cdef int arc_features_grouped(FirstOrderFeatures f, Sentence s, int h, int c,
     if g != k:
         return -1
     k += f.pair_bases(s, h, c, between, n_between, buf + k)
-    g += pair_groups(s, h, c, n_between, f.use_morph, gbuf + g)
+    g += pair_groups(s, h, c, n_between, f.use_morph, f.cluster_row, gbuf + g)
     if g != k:
         return -1
     return k
@@ -167,7 +171,7 @@ def tree_features_grouped(FirstOrderFeatures f, Sentence s, const int32_t[:] hea
     cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
     cdef uint8_t* gbuf = <uint8_t*>malloc(cap * sizeof(uint8_t))
     cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
-    cdef int n_between[2]
+    cdef int n_between[MAX_TAGSETS]
     cdef uint64_t mask = f.n_buckets - 1
     cdef bint bad = False
     if buf is NULL or gbuf is NULL or between is NULL:

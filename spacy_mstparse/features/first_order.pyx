@@ -13,7 +13,10 @@ Templates with words are repeated with 5-character prefixes when a word is
 longer than five characters. With ``use_morph`` the FEATS values of head and
 child and their pairwise conjunctions are added (Nguyen et al. 2007). With
 two tag columns (UPOS and XPOS) every template that reads a tag is emitted for
-each column. Every feature is emitted twice: alone and conjoined with the
+each column. With ``cluster_row`` the last tag row holds Brown-cluster path
+prefixes (``features.clusters``, Koo et al. 2008): its column gets the tag
+templates like any other, and four hybrid pairs join the cluster of one end
+with the tag (first column) or the word of the other. Every feature is emitted twice: alone and conjoined with the
 attachment direction and binned distance (1, 2, 3, 4, 5, 6-10, >10), as in
 MSTParser. With ``direction_backoff`` it is emitted a third time, conjoined
 with the direction alone: a level between the plain feature and the sparse
@@ -74,7 +77,7 @@ cdef enum:
     CP_PR
     N_TAG_PARTS
 cdef enum:
-    PARTS_STRIDE = N_WORD_PARTS + 2 * N_TAG_PARTS
+    PARTS_STRIDE = N_WORD_PARTS + MAX_TAGSETS * N_TAG_PARTS
 
 
 
@@ -92,27 +95,33 @@ cdef class FirstOrderFeatures:
     """Hashed first-order arc features and arc scoring.
 
     n_buckets (int): size of the weight table, a power of two.
-    n_tagsets (int): 1 (UPOS or XPOS) or 2 (both); must match the Sentences.
+    n_tagsets (int): tag rows per Sentence (1 to MAX_TAGSETS: UPOS and/or
+        XPOS, and a Brown-cluster row); must match the Sentences.
     use_morph (bool): add FEATS features of head and child.
     direction_backoff (bool): also conjoin every feature with the direction
         alone (three weights per feature instead of two).
+    cluster_row (bool): the last of the n_tagsets rows holds word clusters
+        (adds the hybrid cluster pairs).
     """
 
     def __init__(self, uint64_t n_buckets, int n_tagsets=1, bint use_morph=False,
-                 bint direction_backoff=False):
+                 bint direction_backoff=False, bint cluster_row=False):
         if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
             raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
-        if n_tagsets not in (1, 2):
-            raise ValueError(f"n_tagsets must be 1 or 2, got {n_tagsets}")
+        if not 1 <= n_tagsets <= MAX_TAGSETS:
+            raise ValueError(f"n_tagsets must be 1 to {MAX_TAGSETS}, got {n_tagsets}")
         self.n_buckets = n_buckets
         self.mask = n_buckets - 1
         self.n_tagsets = n_tagsets
         self.use_morph = use_morph
         self.direction_backoff = direction_backoff
+        if cluster_row and n_tagsets < 2:
+            raise ValueError("cluster_row needs a tag row besides the cluster row")
+        self.cluster_row = cluster_row
 
     def __reduce__(self):
-        return (FirstOrderFeatures,
-                (self.n_buckets, self.n_tagsets, self.use_morph, self.direction_backoff))
+        return (FirstOrderFeatures, (self.n_buckets, self.n_tagsets, self.use_morph,
+                                     self.direction_backoff, self.cluster_row))
 
     @property
     def n_conjunctions(self):
@@ -128,7 +137,7 @@ cdef class FirstOrderFeatures:
                 if s.morph_start[i + 1] - s.morph_start[i] > max_m:
                     max_m = s.morph_start[i + 1] - s.morph_start[i]
         # head + child + pair templates of one arc
-        return (50 + s.n) * s.n_tagsets + 4 * max_m + max_m * max_m + 16
+        return (50 + s.n) * s.n_tagsets + 4 * max_m + max_m * max_m + 16 + 4 * self.cluster_row
 
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil:
         """Base hashes of the templates reading only token ``i``, as the head
@@ -299,6 +308,13 @@ cdef class FirstOrderFeatures:
         out[k] = mix(hp[WP_WW], cW); k += 1
         if prefixed:
             out[k] = mix(hp[WP_XX], cX); k += 1
+        if self.cluster_row:
+            row = s.tag_row(0)
+            C = s.tag_row(s.n_tagsets - 1)
+            out[k] = mix3(T_HC_CP, C[h], row[c]); k += 1
+            out[k] = mix3(T_HP_CC, row[h], C[c]); k += 1
+            out[k] = mix3(T_HC_CW, C[h], cW); k += 1
+            out[k] = mix3(T_HW_CC, s.word[h], C[c]); k += 1
         if self.use_morph:
             for mh in range(s.morph_start[h], s.morph_start[h + 1]):
                 for mc in range(s.morph_start[c], s.morph_start[c + 1]):
@@ -373,7 +389,7 @@ cdef class FirstOrderFeatures:
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
         cdef uint64_t* parts = <uint64_t*>malloc(N * PARTS_STRIDE * sizeof(uint64_t))
         cdef unsigned char* kept = NULL
-        cdef int n_between[2]
+        cdef int n_between[MAX_TAGSETS]
         cdef int i, h, c, t
         if (buf is NULL or ids is NULL or head_sum is NULL or child_sum is NULL
                 or between is NULL or parts is NULL):
@@ -508,7 +524,7 @@ cdef class FirstOrderFeatures:
         cdef int c, h, j, k, t, dd, p
         cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
-        cdef int n_between[2]
+        cdef int n_between[MAX_TAGSETS]
         cdef int total = 0
         cdef uint64_t mask = self.mask
         if buf is NULL or between is NULL:

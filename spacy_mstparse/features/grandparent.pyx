@@ -43,7 +43,7 @@ from .templates cimport (
 )
 
 # Bases per triple: 6 per tag column + the word pair.
-DEF MAX_BASES = 13
+DEF MAX_BASES = 19   # 6 per tag column (MAX_TAGSETS) + 1
 
 
 cdef inline uint64_t _pattern(int g, int h, int c) noexcept nogil:

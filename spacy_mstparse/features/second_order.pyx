@@ -34,7 +34,7 @@ from .hashing cimport mix, mix3
 from .factor_features cimport FactorFeatures
 from .sentence cimport Sentence
 from .weights cimport Weights, prefetch_weight, weight_at
-from .templates cimport SIB_BASE, SIB_STRIDE, S_PP, S_PW, S_TRIP, S_WP, S_WW
+from .templates cimport MAX_TAGSETS, SIB_BASE, SIB_STRIDE, S_PP, S_PW, S_TRIP, S_WP, S_WW
 
 START_MARK = get_string_id("<mst-no-sibling>")
 
@@ -42,7 +42,7 @@ cdef uint64_t _START = START_MARK
 
 # Template ids: 200 + tagset * 16 + template; the word pair has its own id.
 # Pair bases per (s, c): 3 per tag column + the word pair.
-DEF MAX_PAIR_BASES = 7
+DEF MAX_PAIR_BASES = 10   # 3 per tag column (MAX_TAGSETS) + 1
 
 
 cdef inline uint64_t _dir(int s, int c) noexcept nogil:
@@ -99,7 +99,7 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
         tree uses them). Returns -1 if memory could not be allocated."""
         cdef int N = s.n + 1
         cdef int h, sib, c, t, k, lo, hi, j, per = 2 * s.n_tagsets
-        cdef uint64_t bases[MAX_PAIR_BASES]
+        cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]   # + the POS triples
         cdef uint64_t trip
         cdef uint64_t d1, d2
         cdef double total
@@ -158,7 +158,7 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
             raise ValueError(f"no arc {h} -> {c} in a sentence of {s.n} words")
         if sib != h and not (min(h, c) < sib < max(h, c)):
             raise ValueError(f"sibling {sib} is not between head {h} and child {c}")
-        cdef uint64_t bases[MAX_PAIR_BASES + 2]
+        cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]
         cdef int k = self.pair_bases(s, h, sib, c, bases)
         cdef int t, j
         for t in range(s.n_tagsets):

@@ -44,10 +44,23 @@ cdef enum Template:
     N_TEMPLATES
 
 cdef enum:
-    # Template ids for the second tag column are offset by this much.
+    # Template ids of tag column t are offset by t times this much.
     TAGSET_STRIDE = 64
+    # Tag columns a Sentence may have (UPOS, XPOS, Brown-cluster prefixes):
+    # the first-order ids of column 3 would reach the sibling ids.
+    MAX_TAGSETS = 3
     # Child unigram templates (T_CWP..T_CX) are the head ones (T_HWP..T_HX) + this.
     CHILD_OFFSET = 5
+
+cdef enum ClusterTemplate:
+    # Koo, Carreras & Collins (2008)'s hybrid pairs, when the last tag row
+    # holds Brown-cluster prefixes: head cluster + child tag (of column 0),
+    # head tag + child cluster, head cluster + child word, head word + child
+    # cluster. Above the first-order ids, below TAGSET_STRIDE.
+    T_HC_CP = 48
+    T_HP_CC
+    T_HC_CW
+    T_HW_CC
 
 cdef enum SiblingTemplate:
     # Sibling templates: SIB_BASE + tag column * SIB_STRIDE + S_TRIP..S_PW,
