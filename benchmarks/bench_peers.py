@@ -19,6 +19,8 @@ predicted tags (gold words and sentence starts in, nothing else)
   ``mst-tagged`` spaCy tok2vec + tagger + morphologizer feeding ``mst_parser``
                (``configs/mst_parser_tagged.cfg`` without its senter: sentences are given);
   ``spacy-tagger-parser`` spaCy's ``init config -p tagger,parser -o efficiency`` (CPU) as is.
+ablations, run only when named in ``--systems``
+  ``mst-tagged-c0`` ``mst-tagged`` without word clusters (``cluster_bits = 0``).
 
 Every spaCy-trained system uses the same DocBins (``spacy_mstparse convert``, one sentence
 per Doc) and the same corpus reader (``spacy_mstparse.GoldAnnotationsCorpus.v1``, gold
@@ -112,13 +114,21 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
         "drop": ["senter"],
     },
+    "mst-tagged-c0": {
+        "label": "spaCy tagger+morphologizer -> mst_parser, no clusters",
+        "description": ("mst-tagged with cluster_bits = 0 (the word-cluster ablation; "
+                        "not in the default set)"),
+        "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
+        "drop": ["senter"], "set": {"components.mst_parser.features.cluster_bits": 0},
+        "optional": True,
+    },
     "spacy-tagger-parser": {
         "label": "spaCy tagger + parser",
         "description": "spaCy 'init config -p tagger,parser -o efficiency' (CPU)",
         "kind": "spacy", "tags": PREDICTED, "init": "tagger,parser",
     },
 }
-DEFAULT_SYSTEMS = tuple(SYSTEMS)
+DEFAULT_SYSTEMS = tuple(name for name, spec in SYSTEMS.items() if not spec.get("optional"))
 
 
 # ---------------------------------------------------------------------------
@@ -232,6 +242,13 @@ def prepare_config(name: str, spec: Dict[str, Any], work: Path, epochs: int) -> 
                 if key.startswith("sents_"):
                     config["training"]["score_weights"].pop(key)
             info.setdefault("changes", []).append(f"removed component {comp}")
+    for dotted, value in spec.get("set", {}).items():
+        *sections, key = dotted.split(".")
+        block = config
+        for section in sections:
+            block = block[section]
+        block[key] = value
+        info.setdefault("changes", []).append(f"{dotted} = {value!r}")
     config["training"]["max_epochs"] = epochs
     config["training"]["max_steps"] = 0
     config["training"]["patience"] = 0

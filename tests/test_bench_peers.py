@@ -115,7 +115,8 @@ def test_blank_trees_hides_heads_labels_and_deps_only():
 def test_parse_args_defaults_and_errors(tmp_path, sample_train, sample_dev):
     base = ["--train", str(sample_train), "--dev", str(sample_dev), "--work-dir", str(tmp_path)]
     args = bench_peers.parse_args(base + ["--quick"])
-    assert args.system_names == list(bench_peers.SYSTEMS)
+    assert args.system_names == list(bench_peers.DEFAULT_SYSTEMS)
+    assert "mst-tagged-c0" not in args.system_names  # an ablation, asked for by name
     assert (args.epochs, args.train_sents) == (1, bench_peers.QUICK_TRAIN_SENTS)
     assert "iterations=1" in args.udpipe_options
     assert args.output.parent == tmp_path.resolve()
@@ -126,6 +127,8 @@ def test_parse_args_defaults_and_errors(tmp_path, sample_train, sample_dev):
     assert args.udpipe_options == bench_peers.DEFAULT_UDPIPE_OPTIONS
     with pytest.raises(SystemExit):
         bench_peers.parse_args(base + ["--systems", "mst-o1,nope"])
+    assert bench_peers.parse_args(base + ["--systems", "mst-tagged-c0"]).system_names == [
+        "mst-tagged-c0"]
     with pytest.raises(SystemExit):
         bench_peers.parse_args(["--dev", str(tmp_path / "missing.conllu")])
 
@@ -195,3 +198,16 @@ def test_project_benchmark_workflow_installs_peers_and_runs_the_script():
     pyproject = (REPO / "pyproject.toml").read_text()
     dependencies = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
     assert "udpipe" not in dependencies and "matplotlib" not in dependencies
+
+
+def test_ablation_system_config_sets_its_keys(tmp_path):
+    import spacy
+
+    info = bench_peers.prepare_config("mst-tagged-c0", bench_peers.SYSTEMS["mst-tagged-c0"],
+                                      tmp_path, 3)
+    config = spacy.util.load_config(tmp_path / "configs" / "mst-tagged-c0.cfg")
+    shipped = spacy.util.load_config(REPO / "configs" / "mst_parser_tagged.cfg")
+    assert shipped["components"]["mst_parser"]["features"]["cluster_bits"] > 0
+    assert config["components"]["mst_parser"]["features"]["cluster_bits"] == 0
+    assert "senter" not in config["nlp"]["pipeline"] and config["training"]["max_epochs"] == 3
+    assert "components.mst_parser.features.cluster_bits = 0" in info["changes"]
