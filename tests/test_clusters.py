@@ -201,3 +201,20 @@ def test_hand_computed_hybrid_cluster_pairs():
     assert len(ids) == len(plain) + 2 * len(expected)  # plain + direction/distance
     with pytest.raises(ValueError, match="cluster_row"):
         FirstOrderFeatures(N_BUCKETS, 1, False, False, True)
+
+
+def test_explain_lists_the_cluster_features(paths_file):
+    nlp, parser = trained(paths_file)
+    doc = nlp(Doc(nlp.vocab, words="The dog sleeps .".split(), pos=["DET", "NOUN", "VERB", "PUNCT"],
+                  tags=["DET", "NOUN", "VERB", "PUNCT"]))
+    expl = parser.explain(doc, 1)   # "dog" <- "sleeps"
+    rows = expl["head"]["features"]
+    assert sum(r["weight"] for r in rows) == pytest.approx(expl["head"]["arc_score"], rel=1e-4, abs=1e-3)
+    by_template = {r["template"]: r["values"] for r in rows}
+    # 2-bit prefixes: sleeps "11", dog "01"; hybrid pairs with UPOS and words
+    assert by_template["hp+cp/tag3"] == "11 01"
+    assert by_template["h-cluster+c-pos"] == "11 NOUN"
+    assert by_template["h-word+c-cluster"] == "sleeps 01"
+    label = expl["label"]
+    assert sum(r["weight"] for r in label["features"]) == pytest.approx(label["score"], rel=1e-4, abs=1e-3)
+    assert any(r["template"].endswith("/tag3") for r in label["features"])

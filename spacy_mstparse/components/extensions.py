@@ -137,7 +137,9 @@ def word_view(pipe, doc: Doc, start: int, end: int) -> WordView:
     """What the explanation shows of doc[start:end] (root at position 0)."""
     span = doc[start:end]
     columns = {"POS": lambda t: t.pos_, "TAG": lambda t: t.tag_}
-    tags = [["<root>"] + [columns[a](t) for t in span] for a in pipe.tag_attrs]
+    tags = [["<root>"] + [columns[a](t) for t in span] for a in pipe.tag_attrs if a in columns]
+    if pipe.features.cluster_bits:
+        tags.append(["<root>"] + pipe.encoder.cluster_names(span))
     morphs = [[]] + [[f for f in str(t.morph).split("|") if f] for t in span]
     return WordView(["<root>"] + [t.lower_ for t in span], tags, morphs)
 

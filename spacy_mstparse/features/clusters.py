@@ -85,6 +85,18 @@ def path_code(bits: str) -> int:
     return int(bits[::-1], 2)
 
 
+def path_text(value: int, bits: int) -> str:
+    """A cluster row value (``ClusterTable.column``) as the ``bits``-bit path
+    prefix it stands for, e.g. "011010"; "<no-cluster>" for 0. (The integer
+    encoding drops a path's trailing zeros: the prefix is padded with zeros,
+    as the features read it; ``bits`` = 64, the whole path, ends at its last 1.)"""
+    if value == NO_CLUSTER:
+        return "<no-cluster>"
+    path = value - 1
+    n = bits if bits < 64 else max(path.bit_length(), 1)
+    return "".join(str(path >> i & 1) for i in range(n))
+
+
 def read_brown_paths(path: Path, word_id: Callable[[str], int]) -> ClusterTable:
     """A ``paths`` file: ``bits<TAB>word[<TAB>count]`` per line."""
     path = Path(path)

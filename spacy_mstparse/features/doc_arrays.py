@@ -14,7 +14,7 @@ from spacy.attrs import LOWER, MORPH, ORTH, POS, TAG
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
-from .clusters import ClusterTable
+from .clusters import ClusterTable, path_text
 from .sentence import ROOT_TAG, ROOT_WORD, Sentence
 
 TAG_COLUMNS = {"upos": (POS,), "xpos": (TAG,), "both": (POS, TAG)}
@@ -66,6 +66,14 @@ class SentenceEncoder:
             array = array[:, :-1]
         strings = doc.vocab.strings
         return [self._sentence(array[start:end], strings) for start, end in bounds]
+
+    def cluster_names(self, words) -> List[str]:
+        """Readable cluster values of tokens: the first ``cluster_bits`` bits
+        of the path (as far as it goes), or "<no-cluster>"."""
+        orth = numpy.array([t.orth for t in words], dtype="uint64")
+        lower = numpy.array([t.lower for t in words], dtype="uint64")
+        values = self.clusters.column(orth, lower, self.cluster_bits).tolist()
+        return [path_text(v, self.cluster_bits) for v in values]
 
     def _sentence(self, rows: numpy.ndarray, strings) -> Sentence:
         n = rows.shape[0]

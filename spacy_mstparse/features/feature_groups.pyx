@@ -37,8 +37,11 @@ _TEMPLATE_NAMES = {
     25: "hp+hp+1+cp-1+cp", 26: "hp-1+hp+cp-1+cp", 27: "hp+hp+1+cp+cp+1",
     28: "hp-1+hp+cp+cp+1", 29: "hp+cp-1+cp", 30: "hp+hp+1+cp", 31: "hp-1+hp+cp",
     32: "hp+cp+cp+1", 33: "h-morph", 34: "c-morph", 35: "h-morph+c-morph",
+    T_HC_CP: "h-cluster+c-pos", T_HP_CC: "h-pos+c-cluster", T_HC_CW: "h-cluster+c-word",
+    T_HW_CC: "h-word+c-cluster",
 }
-_TAG_FREE = {2, 5, 7, 10, 16, 23, 33, 34, 35}
+# Named without a tag column: no tag, or (the hybrid cluster pairs) fixed columns.
+_TAG_FREE = {2, 5, 7, 10, 16, 23, 33, 34, 35, T_HC_CP, T_HP_CC, T_HC_CW, T_HW_CC}
 
 
 def group_name(int gid):
@@ -52,11 +55,13 @@ def group_name(int gid):
     return f"{name}/tag{gid // TAGSET_STRIDE + 1}"
 
 
-def group_ids(int n_tagsets, bint use_morph):
+def group_ids(int n_tagsets, bint use_morph, bint cluster_row=False):
     """All group ids of a feature configuration, sorted."""
     ids = []
-    for template in range(1, 36):
+    for template in sorted(_TEMPLATE_NAMES):
         if template in (T_MORPH_H, T_MORPH_C, T_MORPH_HC) and not use_morph:
+            continue
+        if T_HC_CP <= template <= T_HW_CC and not cluster_row:
             continue
         if template in _TAG_FREE:
             ids.append(template)

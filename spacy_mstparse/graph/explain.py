@@ -35,6 +35,8 @@ ARC_TEMPLATE_ATTRS = {
     27: ("hp", "hp+1", "cp", "cp+1"), 28: ("hp-1", "hp", "cp", "cp+1"),
     29: ("hp", "cp-1", "cp"), 30: ("hp", "hp+1", "cp"), 31: ("hp-1", "hp", "cp"),
     32: ("hp", "cp", "cp+1"), 33: ("hm",), 34: ("cm",), 35: ("hm", "cm"),
+    # the hybrid cluster pairs (hC/cC: the cluster row, the view's last tags)
+    48: ("hC", "cp"), 49: ("hp", "cC"), 50: ("hC", "cw"), 51: ("hw", "cC"),
 }
 LABEL_TEMPLATE_ATTRS = {
     "bias": (), "h-word": ("hw",), "c-word": ("cw",), "h-pos": ("hp",), "c-pos": ("cp",),
@@ -58,7 +60,8 @@ PREFIX_LENGTH = 5
 
 class WordView(NamedTuple):
     """Readable attributes of positions 0..n (0 = the root): the lower-cased
-    words, one list of tags per tag column, the morphological features."""
+    words, one list of tags per tag column (the cluster row's path prefixes
+    last), the morphological features."""
     words: Sequence[str]
     tags: Sequence[Sequence[str]]
     morphs: Sequence[Sequence[str]]
@@ -108,6 +111,7 @@ class _Reader:
         simple = {
             "hw": lambda: self.word(h), "cw": lambda: self.word(c),
             "hp": lambda: self.tag(h), "cp": lambda: self.tag(c),
+            "hC": lambda: self.view.tags[-1][h], "cC": lambda: self.view.tags[-1][c],
             "hx": lambda: self.prefix(h, False), "cx": lambda: self.prefix(c, False),
             "hX": lambda: self.prefix(h, True), "cX": lambda: self.prefix(c, True),
             "hp+1": lambda: self.tag(h + 1), "hp-1": lambda: self.tag(h - 1),
@@ -188,7 +192,7 @@ def _label_rows(model, sentence, view: WordView, heads, c: int, label: int,
     counts: Dict[str, int] = {}
     for offset, name in zip(offsets, names):
         base = name.split("/")[0]
-        t = 1 if name.endswith("/tag2") else 0
+        t = int(name.rsplit("/tag", 1)[1]) - 1 if "/tag" in name else 0
         k = counts.get(name, 0)
         counts[name] = k + 1
         reader = _Reader(view, int(heads[c]), c, t, heads)

@@ -551,7 +551,8 @@ cdef class ArcLabeler:
         """The features of the arc heads[c] -> c in the tree ``heads``:
         ``(offsets, names)``, offsets (uint64) of their weight rows (the
         weight of label l is ``weights[offset + l]``) and the template name
-        of each (``LABEL_TEMPLATE_NAMES``, "/tag2" for the second tag column).
+        of each (``LABEL_TEMPLATE_NAMES``, "/tag2" / "/tag3" for the second /
+        third tag column).
         The label chain's transition rows are not included (they depend on
         the neighbours' labels: ``transition_feature_rows``)."""
         if heads.shape[0] != s.n + 1:
@@ -564,7 +565,8 @@ cdef class ArcLabeler:
         cdef int32_t kinds[MAX_FEATS]
         cdef int k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows, kinds)
         offsets = numpy.array([rows[j] for j in range(k)], dtype="uint64")
-        names = [LABEL_TEMPLATE_NAMES[kinds[j] % 64] + ("/tag2" if kinds[j] >= 64 else "")
+        names = [LABEL_TEMPLATE_NAMES[kinds[j] % 64] + (f"/tag{kinds[j] // 64 + 1}"
+                                                         if kinds[j] >= 64 else "")
                  for j in range(k)]
         return offsets, names
 

@@ -2,7 +2,7 @@
 holds their hash ids), for ``ArcLabeler.explain``."""
 
 # Readable names of the label templates (``explain``); a tag template of the
-# second tag column is reported with "/tag2".
+# second (third) tag column is reported with "/tag2" ("/tag3").
 LABEL_TEMPLATE_NAMES = {
     L_BIAS: "bias", L_HW: "h-word", L_CW: "c-word", L_HP: "h-pos", L_CP: "c-pos",
     L_HWCP: "h-word+c-pos", L_HPCW: "h-pos+c-word", L_HWCW: "h-word+c-word",
