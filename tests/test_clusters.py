@@ -218,3 +218,18 @@ def test_explain_lists_the_cluster_features(paths_file):
     label = expl["label"]
     assert sum(r["weight"] for r in label["features"]) == pytest.approx(label["score"], rel=1e-4, abs=1e-3)
     assert any(r["template"].endswith("/tag3") for r in label["features"])
+
+
+def test_damaged_clusters_part_names_the_file(paths_file, tmp_path):
+    from spacy_mstparse.components.serialization import dump_arrays
+
+    nlp, _ = trained(paths_file)
+    nlp.to_disk(tmp_path / "model")
+    part = tmp_path / "model" / "mst_parser" / "clusters.npz"
+    part.write_bytes(dump_arrays(keys=numpy.arange(3, dtype="uint64"),
+                                 paths=numpy.arange(2, dtype="uint64")))
+    with pytest.raises(ModelDataError, match="clusters.npz"):
+        spacy.load(tmp_path / "model")
+    part.write_bytes(b"not an archive")
+    with pytest.raises(ModelDataError, match="clusters.npz"):
+        spacy.load(tmp_path / "model")

@@ -307,8 +307,11 @@ class MSTParser(DependencyPipe):
         restrictions = (ser.load_arrays(parts[RESTRICTIONS], where(RESTRICTIONS), ("keys", "allowed"))
                         if RESTRICTIONS in parts else None)  # excluded or older: keep ours / none
         if CLUSTERS in parts:
-            self.encoder.clusters = ClusterTable(
-                **ser.load_arrays(parts[CLUSTERS], where(CLUSTERS), ("keys", "paths")))
+            table = ser.load_arrays(parts[CLUSTERS], where(CLUSTERS), ("keys", "paths"))
+            try:
+                self.encoder.clusters = ClusterTable(table["keys"], table["paths"])
+            except (TypeError, ValueError) as err:  # not two vectors of one length
+                raise ser.ModelDataError(f"{where(CLUSTERS)}: {err}") from None
         if self.features.cluster_bits and self.encoder.clusters is None:
             raise ser.ModelDataError(f"{where(CLUSTERS)}: missing (the model uses word clusters)")
         self.graph, old = self._new_model(), self.graph
