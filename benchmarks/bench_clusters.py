@@ -21,13 +21,11 @@ Output: ``benchmarks/results/clusters.json`` and a Markdown table.
 """
 import argparse
 import re
-import statistics
 import sys
 from pathlib import Path
 
 from benchmarks import common
-from benchmarks.bench_grandparents import MIRA5, SYSTEMS as BASES
-from benchmarks.bench_seed_tables import evaluate, sentence_arrays
+from benchmarks.bench_grandparents import SYSTEMS as BASES, train_and_time
 from benchmarks.common import DATA
 
 V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_columns": "both",
@@ -63,56 +61,15 @@ def main(argv=None) -> int:
     except ValueError as err:
         p.error(str(err))
 
-    import spacy
-
-    from spacy_mstparse.components import mst_parser  # noqa: F401
-    from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
-
-    nlp = spacy.blank("en")
-    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,
-                                    args.train_limit)
-    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
-    dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
-    gold_arrays = [sentence_arrays(d) for d in dev_gold]
-    n_words = sum(len(d) for d in dev)
     results = {"command": common.invocation("bench_clusters", argv),
                "commit": common.git("rev-parse", "HEAD"), "machine": common.machine_info(),
-               "dev_words": n_words, "systems": {}}
-    parsers = {}
-    for name in names:
-        pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
-        parser = pipe_nlp.add_pipe("mst_parser", config={**configs[name], "learner": MIRA5})
-        pipe_nlp.initialize(lambda: examples)
+               "systems": {}}
+
+    def initialize(parser, nlp, examples):
         if args.clusters:
-            parser.initialize(lambda: examples, nlp=pipe_nlp, clusters=args.clusters)
-        epochs = []
+            parser.initialize(lambda: examples, nlp=nlp, clusters=args.clusters)
 
-        def on_epoch(epoch, losses, seconds, parser=parser, epochs=epochs, name=name):
-            scores = evaluate(parser, dev, gold_arrays)
-            epochs.append({"epoch": epoch, "train_seconds": seconds, "uas": scores["uas"],
-                           "las": scores["las"], "words_per_second": scores["words_per_second"]})
-            common.log(f"{name} epoch {epoch}: UAS {scores['uas']:.2f} LAS {scores['las']:.2f} "
-                       f"train {seconds:.0f}s, parse {scores['words_per_second']:,.0f} words/s")
-            return False
-
-        common.train_epochs(parser, examples, args.epochs, 20, common.numpy_orders(args.seed),
-                            on_epoch)
-        results["systems"][name] = {"config": configs[name], "epochs": epochs}
-        parsers[name] = parser
-        common.save_results(results, args.output)
-    times = {name: [] for name in parsers}
-    for r in range(args.runs):
-        for name, parser in parsers.items():
-            times[name].append(common.timed_pipe(parser, dev)[1])
-        common.log(f"round {r + 1}: " + ", ".join(f"{n} {times[n][-1]:.2f}s" for n in parsers))
-    for name in parsers:
-        run = results["systems"][name]
-        run["seconds"] = times[name]
-        run["words_per_second_median"] = n_words / statistics.median(times[name])
-        run[f"time_vs_{names[0]}"] = statistics.median(
-            b / a for a, b in zip(times[names[0]], times[name]))
-    common.save_results(results, args.output)
+    train_and_time(configs, args, results, initialize=initialize)
     print(f"| system | UAS by epoch | LAS by epoch | best UAS / LAS | words/s (median of "
           f"{args.runs}) | time / {names[0]} |")
     print("|---|---|---|---:|---:|---:|")

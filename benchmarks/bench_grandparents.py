@@ -23,6 +23,7 @@ import argparse
 import statistics
 import sys
 from pathlib import Path
+from typing import Callable, Dict, Optional
 
 from benchmarks import common
 from benchmarks.bench_seed_tables import evaluate, sentence_arrays
@@ -36,6 +37,69 @@ SYSTEMS = {
     "o2": {"order": 2, "decoder": "eisner", "features": O2_FEATURES},
     "o3": {"order": 3, "decoder": "eisner", "features": O2_FEATURES},
 }
+
+
+def train_and_time(configs: Dict[str, dict], args, results: dict,
+                   after_training: Optional[Callable] = None, initialize: Optional[Callable] = None
+                   ) -> None:
+    """Train each ``mst_parser`` config in-process on EWT train (gold tags,
+    5-best MIRA, batches of 20, ``args.epochs`` epochs in the order of
+    ``args.seed``), score EWT dev after every epoch, then time
+    ``parser.pipe`` over dev round-robin (``args.runs`` rounds); fills
+    ``results["systems"]`` and saves it to ``args.output`` as it goes.
+    ``initialize(parser, nlp, examples)`` runs after ``nlp.initialize``;
+    ``after_training(name, parser, dev, gold_arrays)`` after each system."""
+    import spacy
+
+    from spacy_mstparse.components import mst_parser  # noqa: F401
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.evaluation import make_input_docs
+
+    nlp = spacy.blank("en")
+    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,
+                                    args.train_limit)
+    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
+    dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
+    gold_arrays = [sentence_arrays(d) for d in dev_gold]
+    n_words = sum(len(d) for d in dev)
+    results["dev_words"] = n_words
+    parsers = {}
+    for name, config in configs.items():
+        pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
+        parser = pipe_nlp.add_pipe("mst_parser", config={**config, "learner": MIRA5})
+        pipe_nlp.initialize(lambda: examples)
+        if initialize is not None:
+            initialize(parser, pipe_nlp, examples)
+        epochs = []
+
+        def on_epoch(epoch, losses, seconds, parser=parser, epochs=epochs, name=name):
+            scores = evaluate(parser, dev, gold_arrays)
+            epochs.append({"epoch": epoch, "train_seconds": seconds, "uas": scores["uas"],
+                           "las": scores["las"], "words_per_second": scores["words_per_second"]})
+            common.log(f"{name} epoch {epoch}: UAS {scores['uas']:.2f} LAS {scores['las']:.2f} "
+                       f"train {seconds:.0f}s, parse {scores['words_per_second']:,.0f} words/s")
+            return False
+
+        common.train_epochs(parser, examples, args.epochs, 20, common.numpy_orders(args.seed),
+                            on_epoch)
+        results["systems"][name] = {"config": config, "epochs": epochs}
+        if after_training is not None:
+            after_training(name, parser, dev, gold_arrays)
+        parsers[name] = parser
+        common.save_results(results, args.output)
+    names = list(parsers)
+    times = {name: [] for name in names}
+    for r in range(args.runs):
+        for name, parser in parsers.items():
+            times[name].append(common.timed_pipe(parser, dev)[1])
+        common.log(f"round {r + 1}: " + ", ".join(f"{n} {times[n][-1]:.2f}s" for n in names))
+    for name in names:
+        run = results["systems"][name]
+        run["seconds"] = times[name]
+        run["words_per_second_median"] = n_words / statistics.median(times[name])
+        run[f"time_vs_{names[0]}"] = statistics.median(
+            b / a for a, b in zip(times[names[0]], times[name]))
+    common.save_results(results, args.output)
 
 
 def main(argv=None) -> int:
@@ -54,45 +118,16 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     names = common.choose_names(p, args.systems, SYSTEMS, "system")
 
-    import spacy
-
-    from spacy_mstparse.components import mst_parser  # noqa: F401
-    from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
     from spacy_mstparse.graph.model import GraphModel
 
     if args.grand_keep:
         GraphModel.GRAND_KEEP_HEADS = args.grand_keep
-
-    nlp = spacy.blank("en")
-    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,
-                                    args.train_limit)
-    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
-    dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
-    gold_arrays = [sentence_arrays(d) for d in dev_gold]
-    n_words = sum(len(d) for d in dev)
     results = {"command": common.invocation("bench_grandparents", argv),
                "commit": common.git("rev-parse", "HEAD"), "machine": common.machine_info(),
-               "dev_words": n_words, "systems": {}}
-    parsers = {}
-    for name in names:
-        pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
-        parser = pipe_nlp.add_pipe("mst_parser", config={**SYSTEMS[name], "learner": MIRA5})
-        pipe_nlp.initialize(lambda: examples)
-        epochs = []
+               "systems": {}}
 
-        def on_epoch(epoch, losses, seconds, parser=parser, epochs=epochs, name=name):
-            scores = evaluate(parser, dev, gold_arrays)
-            epochs.append({"epoch": epoch, "train_seconds": seconds, "uas": scores["uas"],
-                           "las": scores["las"], "words_per_second": scores["words_per_second"]})
-            common.log(f"{name} epoch {epoch}: UAS {scores['uas']:.2f} LAS {scores['las']:.2f} "
-                       f"train {seconds:.0f}s, parse {scores['words_per_second']:,.0f} words/s")
-            return False
-
-        common.train_epochs(parser, examples, args.epochs, 20, common.numpy_orders(args.seed),
-                            on_epoch)
-        results["systems"][name] = {"config": SYSTEMS[name], "epochs": epochs,
-                                    "grand_keep": GraphModel.GRAND_KEEP_HEADS}
+    def after_training(name, parser, dev, gold_arrays):
+        results["systems"][name]["grand_keep"] = GraphModel.GRAND_KEEP_HEADS
         if args.eval_keeps and parser.order == 3:
             trained_keep = GraphModel.GRAND_KEEP_HEADS
             by_keep = {}
@@ -105,19 +140,8 @@ def main(argv=None) -> int:
                            f"LAS {scores['las']:.2f}, {scores['words_per_second']:,.0f} words/s")
             GraphModel.GRAND_KEEP_HEADS = trained_keep
             results["systems"][name]["parse_keep"] = by_keep
-        parsers[name] = parser
-        common.save_results(results, args.output)
-    times = {name: [] for name in parsers}
-    for r in range(args.runs):
-        for name, parser in parsers.items():
-            times[name].append(common.timed_pipe(parser, dev)[1])
-        common.log(f"round {r + 1}: " + ", ".join(f"{n} {times[n][-1]:.2f}s" for n in parsers))
-    for name in parsers:
-        results["systems"][name]["seconds"] = times[name]
-        results["systems"][name]["words_per_second_median"] = n_words / statistics.median(times[name])
-        results["systems"][name][f"time_vs_{names[0]}"] = statistics.median(
-            b / a for a, b in zip(times[names[0]], times[name]))
-    common.save_results(results, args.output)
+
+    train_and_time({name: SYSTEMS[name] for name in names}, args, results, after_training)
     print(f"| system | UAS by epoch | LAS by epoch | train s (all epochs) | words/s (median of "
           f"{args.runs}) | time / {names[0]} |")
     print("|---|---|---|---:|---:|---:|")
