@@ -1,7 +1,8 @@
 """Arc probabilities of ``mst_parser``: calibration, speed, constrained parsing.
 
 Trains an ``mst_parser`` (default config: Eisner, MIRA k=5, direction
-back-off features; first order, or second with ``--order 2``) on the first
+back-off features; first order, or second with ``--order 2``; word clusters
+with ``--cluster-bits 6``) on the first
 ``--train-sents`` sentences of EWT train (0: all) for ``--epochs`` epochs,
 in process with gold tags, then on EWT dev (gold words, sentences and tags):
 
@@ -53,13 +54,14 @@ from benchmarks.common import (
 THRESHOLDS = (0.9, 0.99)
 
 
-def train_parser(train: Path, n_sents: int, epochs: int, order: int = 1):
+def train_parser(train: Path, n_sents: int, epochs: int, order: int = 1, cluster_bits: int = 0):
     import spacy
 
     from spacy_mstparse.components import mst_parser  # noqa: F401  (factory)
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("mst_parser", config={"order": order})
+    features = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "cluster_bits": cluster_bits}
+    nlp.add_pipe("mst_parser", config={"order": order, "features": features})
     examples = gold_examples(train, nlp.vocab, limit=n_sents)
     nlp.initialize(lambda: examples)
     seconds = train_epochs(nlp.get_pipe("mst_parser"), examples, epochs, 16, numpy_orders(0))
@@ -246,6 +248,8 @@ def main(argv=None):
     parser.add_argument("--train-sents", type=int, default=4000)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--order", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--cluster-bits", type=int, default=0,
+                        help="word clusters (features.cluster_bits; spacy-lookups-data)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved speed rounds")
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.json")
     parser.add_argument("--plot", type=Path, default=RESULTS / "reliability.png")
@@ -264,7 +268,7 @@ def main(argv=None):
     results = {"command": invocation("bench_probabilities", argv),
                "machine": machine_info(),
                "model": {"train_sentences": args.train_sents or "all", "epochs": args.epochs,
-                         "order": args.order,
+                         "order": args.order, "cluster_bits": args.cluster_bits,
                          "config": "mst_parser defaults (eisner, MIRA k=5)",
                          "input": "gold words, sentences and UPOS/XPOS"}}
     import spacy
@@ -273,7 +277,7 @@ def main(argv=None):
         nlp = spacy.load(args.model)
         results["model"]["loaded_from"] = str(args.model)
     else:
-        nlp = train_parser(args.train, args.train_sents, args.epochs, args.order)
+        nlp = train_parser(args.train, args.train_sents, args.epochs, args.order, args.cluster_bits)
         if args.save_model is not None:
             nlp.to_disk(args.save_model)
         with tempfile.TemporaryDirectory() as tmp:  # parse with the saved model, as users do
