@@ -344,6 +344,19 @@ def model_sizes(spec: Dict[str, Any], entry: Dict[str, Any], parse: Dict[str, An
 # ---------------------------------------------------------------------------
 
 
+def merge_results(runs: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """One results dict holding the systems of several runs (the first run's
+    settings; each system keeps its own run's command, settings and date)."""
+    merged = dict(runs[0], systems={}, merged_from=[run["command"] for run in runs])
+    for run in runs:
+        for name, res in run["systems"].items():
+            merged["systems"][name] = dict(res, run={"command": run["command"], "date": run["date"],
+                                                     "settings": run["settings"]})
+    if len(runs) > 1:
+        merged["settings"] = dict(runs[0]["settings"], epochs="per run", train_cap_minutes="per run")
+    return merged
+
+
 def markdown_table(results: Dict[str, Any]) -> str:
     lines = [
         "| System | Tags in | Train (min) | Train RSS (MB) | UAS | LAS | UAS all | LAS all "
@@ -379,14 +392,23 @@ def markdown_table(results: Dict[str, Any]) -> str:
     lines.append(
         f"{s['train_sentences']:,} train sentences ({s['train_used']}) -> {s['dev_sentences']:,} dev "
         f"sentences ({s['dev']}); spaCy-trained systems: {s['epochs']} epoch(s), training capped at "
-        f"{s['train_cap_minutes']:g} min; UDPipe options `{s['udpipe_options']}`. UAS/LAS leave out "
+        f"{s['train_cap_minutes']} min; UDPipe options `{s['udpipe_options']}`. UAS/LAS leave out "
         f"punctuation, \"all\" counts every word; one scorer (ours) on every system's CoNLL-U "
         f"output, spaCy's Scorer on the same files for comparison. Speeds: median of "
-        f"{s['speed_runs']} runs, round-robin over the systems in the same run, one process each. "
+        f"{s['speed_runs']} runs, "
+        + ("each in its own benchmark run (separate runs: compare accuracy, not speed), "
+           if "merged_from" in results else "round-robin over the systems in the same run, ")
+        + "one process each. "
         f"Machine: {results['machine']['nproc']} CPU(s), {results['machine']['cpu_model']}. Code: "
         f"commit {(results['code']['commit'] or '?')[:12]}"
         f"{' (snapshot)' if results['code']['snapshot'] else ' (working tree)'}; run {results['date']}."
     )
+    runs = {name: res["run"] for name, res in results["systems"].items() if "run" in res}
+    if runs:
+        lines.append("")
+        lines.extend(f"- `{name}`: {run['settings']['epochs']} epoch(s), capped at "
+                     f"{run['settings']['train_cap_minutes']:g} min, run {run['date']}: "
+                     f"`{run['command']}`" for name, run in runs.items())
     if notes:
         lines.append("")
         lines.extend(notes)
@@ -469,6 +491,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
                          "WORK_DIR/peers-quick.json with --quick)")
     ap.add_argument("--markdown", type=Path, default=None, help="Markdown table (default beside the JSON)")
     ap.add_argument("--plot", type=Path, default=None, help="scatter plot PNG (default beside the JSON)")
+    ap.add_argument("--merge", type=Path, nargs="+", default=None, metavar="JSON",
+                    help="combine the systems of several results JSONs (runs on the same data) "
+                         "into --output, with its table and plot")
     ap.add_argument("--render", type=Path, default=None, metavar="JSON",
                     help="only rewrite the Markdown table and the plot from a results JSON")
     args = ap.parse_args(argv)
@@ -495,6 +520,10 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
+    if args.merge:
+        results = merge_results([json.loads(path.read_text()) for path in args.merge])
+        common.save_results(results, args.output)
+        args.render = args.output
     if args.render:
         results = json.loads(args.render.read_text())
         markdown = args.render.with_suffix(".md") if args.markdown == args.output.with_suffix(".md") else args.markdown

@@ -211,3 +211,22 @@ def test_ablation_system_config_sets_its_keys(tmp_path):
     assert config["components"]["mst_parser"]["features"]["cluster_bits"] == 0
     assert "senter" not in config["nlp"]["pipeline"] and config["training"]["max_epochs"] == 3
     assert "components.mst_parser.features.cluster_bits = 0" in info["changes"]
+
+
+def test_merge_combines_runs_and_names_each_command():
+    run = {"command": "python -m benchmarks.bench_peers --systems a", "date": "d1",
+           "settings": {"epochs": 3, "train_cap_minutes": 15, "train_sentences": 10,
+                        "train_used": "t", "dev_sentences": 5, "dev": "d", "udpipe_options": "u",
+                        "speed_runs": 1},
+           "machine": {"nproc": 2, "cpu_model": "x"}, "code": {"commit": "abc", "snapshot": False},
+           "systems": {"mst-tagged": {"skipped": "not run"}}}
+    other = dict(run, command="python -m benchmarks.bench_peers --systems b", date="d2",
+                 settings=dict(run["settings"], epochs=30, train_cap_minutes=70),
+                 systems={"spacy-tagger-parser": {"skipped": "not run"}})
+    merged = bench_peers.merge_results([run, other])
+    assert list(merged["systems"]) == ["mst-tagged", "spacy-tagger-parser"]
+    assert merged["systems"]["spacy-tagger-parser"]["run"]["settings"]["epochs"] == 30
+    assert merged["merged_from"] == [run["command"], other["command"]]
+    table = bench_peers.markdown_table(merged)
+    assert "--systems b" in table and "30 epoch(s), capped at 70 min" in table
+    assert "separate runs" in table
