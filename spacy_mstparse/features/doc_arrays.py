@@ -68,8 +68,8 @@ class SentenceEncoder:
         return [self._sentence(array[start:end], strings) for start, end in bounds]
 
     def cluster_names(self, words) -> List[str]:
-        """Readable cluster values of tokens: the first ``cluster_bits`` bits
-        of the path (as far as it goes), or "<no-cluster>"."""
+        """Readable cluster values of tokens (``clusters.path_text``): the
+        ``cluster_bits``-bit path prefix the features read, or "<no-cluster>"."""
         orth = numpy.array([t.orth for t in words], dtype="uint64")
         lower = numpy.array([t.lower for t in words], dtype="uint64")
         values = self.clusters.column(orth, lower, self.cluster_bits).tolist()
