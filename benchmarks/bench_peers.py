@@ -444,7 +444,10 @@ def scatter_plot(results: Dict[str, Any], path: Path) -> bool:
     if speeds:  # room on the right for the labels
         ax.set_xlim(min(speeds) / 1.3, max(speeds) * 3.0)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    if speeds and max(speeds) * 3.0 < 10 * min(speeds) / 1.3:  # no power of ten in range
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    else:
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("parser tokens/s (parser component alone, median of runs; log scale)")
     ax.set_ylabel("LAS, punctuation excluded (%)")
     ax.set_title(f"{Path(results['settings']['dev']).name}: accuracy vs parse speed")
