@@ -11,17 +11,18 @@ Table 1a-c of the paper, for an arc from head (parent) ``h`` to child ``c``:
 
 Templates with words are repeated with 5-character prefixes when a word is
 longer than five characters. With ``use_morph`` the FEATS values of head and
-child and their pairwise conjunctions are added (Nguyen et al. 2007). With
-two tag columns (UPOS and XPOS) every template that reads a tag is emitted for
+child and their pairwise conjunctions are added (Nguyen et al. 2007). With two
+tag columns (UPOS and XPOS) every template that reads a tag is emitted for
 each column. With ``cluster_row`` the last tag row holds Brown-cluster path
 prefixes (``features.clusters``, Koo et al. 2008): its column gets the tag
 templates like any other, and four hybrid pairs join the cluster of one end
-with the tag (first column) or the word of the other. Every feature is
-emitted twice: alone and conjoined with the attachment direction and binned
-distance (1, 2, 3, 4, 5, 6-10, >10), as in MSTParser. With ``direction_backoff`` it is emitted a third time, conjoined
-with the direction alone: a level between the plain feature and the sparse
-direction/distance one (this project's addition; on EWT dev it adds
-0.24 UAS on average over three training orders, see BENCHMARKS.md).
+with the tag (first column) or the word of the other. Every feature is emitted
+twice: alone and conjoined with the attachment direction and binned distance
+(1, 2, 3, 4, 5, 6-10, >10), as in MSTParser. With ``direction_backoff`` it is
+emitted a third time, conjoined with the direction alone: a level between the
+plain feature and the sparse direction/distance one (this project's addition;
+on EWT dev it adds 0.24 UAS on average over three training orders, see
+BENCHMARKS.md).
 
 Features never exist as strings: a feature is a 64-bit hash of its template id
 and attribute ids, reduced to a bucket of a weight table of ``n_buckets``
