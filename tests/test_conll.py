@@ -413,16 +413,18 @@ def test_writer_without_user_data(tmp_path, nlp):
         morphs=["", "", "VerbForm=Inf|Mood=Imp", ""],
     )
     out = docs_to_conllu([doc])
-    assert out == (
+    assert out == (  # UD's sent_id and text comments, sentences numbered from 1
+        "# sent_id = 1\n"
         "# text = Hi!\n"
         "1\tHi\t_\tINTJ\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
         "2\t!\t_\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n"
+        "# sent_id = 2\n"
         "# text = Go home\n"
         "1\tGo\t_\tVERB\t_\tMood=Imp|VerbForm=Inf\t0\troot\t_\t_\n"
         "2\thome\t_\tNOUN\t_\t_\t1\tobj\t_\tSpaceAfter=No\n\n"
     )
     plain = Doc(nlp.vocab, words=["a", "b"])
-    assert [line.split("\t")[6:8] for line in docs_to_conllu([plain]).splitlines()[1:3]] == [["_", "_"], ["_", "_"]]
+    assert [line.split("\t")[6:8] for line in docs_to_conllu([plain]).splitlines()[2:4]] == [["_", "_"], ["_", "_"]]
     # write_conllu is atomic: nothing is written if a Doc cannot be rendered.
     target = tmp_path / "out.conllu"
     bad = Doc(nlp.vocab, words=["a\tb"])

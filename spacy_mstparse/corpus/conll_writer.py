@@ -163,8 +163,9 @@ def _render_doc(
                     empty.setdefault(int(node["after"]), []).append(node["cols"])
             misc_col = info.get("misc")
             deps_col = info.get("deps") if enhanced_deps else None
-        else:
+        else:  # no stored comments (e.g. parsed raw text): UD requires sent_id and text
             text = " ".join(doc[start:end].text.split())
+            lines.append(f"# sent_id = {first_number + k}")
             lines.append(f"# text = {text}")
             mwts, empty, misc_col, deps_col = {}, {}, None, None
         in_mwt = set()
