@@ -211,12 +211,14 @@ def warn_resegmented(input_path: PathLike, n_dropped: int) -> None:
 
 
 def render_parses(
-    docs: Sequence[Doc], input_path: PathLike, output_path: PathLike, first_sentence: int = 1
+    docs: Sequence[Doc], input_path: PathLike, output_path: PathLike, first_sentence: int = 1,
+    sent_id_prefix: str = "",
 ) -> str:
     """The CoNLL-U text of parsed Docs (basic trees only), each sentence
     checked to be one tree (``EvaluationError`` otherwise)."""
     try:
-        return docs_to_conllu(docs, enhanced_deps=False, first_number=first_sentence)
+        return docs_to_conllu(docs, enhanced_deps=False, first_number=first_sentence,
+                              sent_id_prefix=sent_id_prefix)
     except InvalidTreeError as err:
         raise EvaluationError(
             f"the pipeline returned an invalid tree for {input_path}, {err}; "

@@ -139,7 +139,7 @@ def _id_list(ids: List[int], limit: int = 10) -> str:
 
 
 def _render_doc(
-    doc: Doc, enhanced_deps: bool, check_trees: bool, first_number: int
+    doc: Doc, enhanced_deps: bool, check_trees: bool, first_number: int, sent_id_prefix: str = ""
 ) -> Tuple[str, int]:
     stored = _stored_sentences(doc)
     blocks = []
@@ -165,7 +165,7 @@ def _render_doc(
             deps_col = info.get("deps") if enhanced_deps else None
         else:  # no stored comments (e.g. parsed raw text): UD requires sent_id and text
             text = " ".join(doc[start:end].text.split())
-            lines.append(f"# sent_id = {first_number + k}")
+            lines.append(f"# sent_id = {sent_id_prefix}{first_number + k}")
             lines.append(f"# text = {text}")
             mwts, empty, misc_col, deps_col = {}, {}, None, None
         in_mwt = set()
@@ -235,15 +235,16 @@ def doc_to_conllu(doc: Doc, enhanced_deps: bool = True, check_trees: bool = True
 
 def docs_to_conllu(
     docs: Iterable[Doc], enhanced_deps: bool = True, check_trees: bool = True,
-    first_number: int = 1,
+    first_number: int = 1, sent_id_prefix: str = "",
 ) -> str:
     """Render Docs as one CoNLL-U string (ids restart at 1 per sentence);
     see ``doc_to_conllu``. Sentences are numbered from ``first_number``
-    across all Docs in error messages."""
+    across all Docs, in error messages and in the ``# sent_id`` written for
+    sentences without stored comments (``sent_id_prefix`` + number)."""
     parts = []
     number = first_number
     for doc in docs:
-        text, n = _render_doc(doc, enhanced_deps, check_trees, number)
+        text, n = _render_doc(doc, enhanced_deps, check_trees, number, sent_id_prefix)
         parts.append(text)
         number += n
     return "".join(parts)

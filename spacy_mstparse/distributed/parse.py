@@ -373,16 +373,19 @@ class ParseBatch:
 
     Each row's ``text_column`` is one document (whitespace normalized, as a
     line of a text file given to ``parse``); ``output_column`` gets its
-    CoNLL-U (empty for an empty text). The pipeline loads once per instance."""
+    CoNLL-U (empty for an empty text), whose sentences are numbered from 1
+    in ``# sent_id``, after "<id>-" when the batch has an ``id_column``
+    (so the ids stay unique across rows). The pipeline loads once per instance."""
 
     def __init__(self, model, text_column: str = "text", output_column: str = "conllu",
-                 batch_size: int = 64):
+                 batch_size: int = 64, id_column: str = "id"):
         from ..evaluation import load_pipeline, parser_components
 
         self.nlp = load_pipeline(model)
         self.model = model
         parser_components(self.nlp, model)
         self.text_column, self.output_column = text_column, output_column
+        self.id_column = id_column
         self.batch_size = batch_size
 
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
@@ -395,6 +398,9 @@ class ParseBatch:
         docs, _ = parse_items(self.nlp, "text", [texts[i] for i in rows], (), self.batch_size,
                               progress=False)
         out = [""] * len(texts)
+        ids = batch.get(self.id_column)
         for i, doc in zip(rows, docs):
-            out[i] = render_parses([doc], "a Ray Data batch", "the output column")
+            prefix = f"{ids[i]}-" if ids is not None else ""
+            out[i] = render_parses([doc], "a Ray Data batch", "the output column",
+                                   sent_id_prefix=prefix)
         return {**batch, self.output_column: numpy.array(out, dtype=object)}
