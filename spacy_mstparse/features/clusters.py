@@ -73,7 +73,7 @@ class ClusterTable:
         paths = self.lookup(orth)
         missing = paths == 0
         paths[missing] = self.lookup(numpy.asarray(lower, dtype="uint64")[missing])
-        mask = numpy.uint64((1 << bits) - 1) if bits < 64 else numpy.uint64(2**64 - 1)
+        mask = numpy.uint64((1 << bits) - 1)
         return numpy.where(paths == 0, NO_CLUSTER, (paths & mask) + numpy.uint64(1))
 
     def to_arrays(self) -> Dict[str, numpy.ndarray]:

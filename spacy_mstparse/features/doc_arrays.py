@@ -51,19 +51,17 @@ class SentenceEncoder:
 
     def encode(self, doc: Doc, bounds: List[Tuple[int, int]]) -> List[Sentence]:
         """Sentences for the token ranges ``bounds`` ([(start, end), ...]) of doc."""
-        attrs = [LOWER, *self.tag_attrs, MORPH, ORTH]
+        attrs = [LOWER, *self.tag_attrs, MORPH] + [ORTH] * (self.cluster_bits > 0)
         array = doc.to_array(attrs).astype("uint64", copy=False)
         if array.ndim == 1:
             array = array.reshape((-1, len(attrs)))
-        if self.cluster_bits:
+        if self.cluster_bits:  # the cluster row goes after the tags, before MORPH
             if self.clusters is None:
                 raise ValueError("cluster_bits > 0 but no word clusters were loaded")
             array = numpy.column_stack([
                 array[:, :-2],
                 self.clusters.column(array[:, -1], array[:, 0], self.cluster_bits),
                 array[:, -2]])
-        else:
-            array = array[:, :-1]
         strings = doc.vocab.strings
         return [self._sentence(array[start:end], strings) for start, end in bounds]
 
