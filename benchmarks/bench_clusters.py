@@ -10,7 +10,8 @@ in-process (``common.train_epochs``: the component's ``update``, batches of
 Systems: ``o1`` (``configs/mst_parser.cfg``), ``o2`` (``configs/mst_parser_o2.cfg``),
 ``o3`` (o2 + grandparents), each optionally followed by ``c<bits>``: a
 cluster column of the first <bits> bits of each word's path (``c64``: the
-whole path), from ``--clusters`` (default: the ``spacy-lookups-data``
+whole path), then optionally by ``b<k>``: an arc table of 2^k weights instead
+of 2^22, from ``--clusters`` (default: the ``spacy-lookups-data``
 table; ``pip install 'spacy-mstparse[clusters]'``).
 
 Usage::
@@ -34,12 +35,15 @@ V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_col
 
 def system_config(name: str) -> dict:
     """The component config of a system name such as ``o2c6``."""
-    match = re.fullmatch(r"(o[123])(?:c(\d+))?", name)
+    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?", name)
     if not match or match.group(1) not in BASES:
-        raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>)")
+        raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>, "
+                         "then optionally + b<log2 of the arc table size>)")
     config = dict(BASES[match.group(1)])
     features = dict(config.get("features", V2_FEATURES))
     features["cluster_bits"] = int(match.group(2) or 0)
+    if match.group(3):
+        features["n_buckets"] = 2 ** int(match.group(3))
     config["features"] = features
     return config
 

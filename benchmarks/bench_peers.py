@@ -122,6 +122,15 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "drop": ["senter"], "set": {"components.mst_parser.features.cluster_bits": 0},
         "optional": True,
     },
+    "mst-tagged-o2": {
+        "label": "spaCy tagger+morphologizer -> mst_parser, 2nd order",
+        "description": ("mst-tagged with order = 2 (second-order parser on predicted tags; "
+                        "not in the default set)"),
+        "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
+        "drop": ["senter"], "set": {"components.mst_parser.order": 2,
+                                    "components.mst_parser.features.direction_backoff": False},
+        "optional": True,
+    },
     "spacy-tagger-parser": {
         "label": "spaCy tagger + parser",
         "description": "spaCy 'init config -p tagger,parser -o efficiency' (CPU)",
