@@ -20,7 +20,8 @@ predicted tags (gold words and sentence starts in, nothing else)
                (``configs/mst_parser_tagged.cfg`` without its senter: sentences are given);
   ``spacy-tagger-parser`` spaCy's ``init config -p tagger,parser -o efficiency`` (CPU) as is.
 ablations, run only when named in ``--systems``
-  ``mst-tagged-c0`` ``mst-tagged`` without word clusters (``cluster_bits = 0``).
+  ``mst-tagged-c0`` ``mst-tagged`` without word clusters (``cluster_bits = 0``);
+  ``mst-tagged-o1`` ``mst-tagged`` at first order (direction back-off, 2^22 weights).
 
 Every spaCy-trained system uses the same DocBins (``spacy_mstparse convert``, one sentence
 per Doc) and the same corpus reader (``spacy_mstparse.GoldAnnotationsCorpus.v1``, gold
@@ -122,13 +123,14 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "drop": ["senter"], "set": {"components.mst_parser.features.cluster_bits": 0},
         "optional": True,
     },
-    "mst-tagged-o2": {
-        "label": "spaCy tagger+morphologizer -> mst_parser, 2nd order",
-        "description": ("mst-tagged with order = 2 (second-order parser on predicted tags; "
-                        "not in the default set)"),
+    "mst-tagged-o1": {
+        "label": "spaCy tagger+morphologizer -> mst_parser, 1st order",
+        "description": ("mst-tagged at first order with direction back-off and 2^22 weights (the "
+                        "shipped config before second order; not in the default set)"),
         "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
-        "drop": ["senter"], "set": {"components.mst_parser.order": 2,
-                                    "components.mst_parser.features.direction_backoff": False},
+        "drop": ["senter"], "set": {"components.mst_parser.order": 1,
+                                    "components.mst_parser.features.direction_backoff": True,
+                                    "components.mst_parser.features.n_buckets": 2**22},
         "optional": True,
     },
     "spacy-tagger-parser": {
