@@ -33,6 +33,7 @@ from ..features.clusters import LOOKUPS_SOURCE, ClusterTable, read_clusters
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
+from ..graph.replicas import ReplicaTrainer
 from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..graph.decoder_choice import choose_decoder
 from ..scoring import score_parse
@@ -66,7 +67,7 @@ DEFAULT_CONFIG = {
     "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
     # runtime settings (extensions.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
-    "parallel_batch": DEFAULT_PARALLEL_BATCH,
+    "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -81,7 +82,8 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
                     probabilities: bool = False, n_best: int = 1, n_threads: int = 1,
-                    quantize_weights: bool = False, parallel_batch: int = DEFAULT_PARALLEL_BATCH):
+                    quantize_weights: bool = False, parallel_batch: int = DEFAULT_PARALLEL_BATCH,
+                    replicas: int = 1):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -95,6 +97,9 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
+    replicas: copies of the weights trained on differently ordered streams
+        of the training sentences; the model predicts with their mean
+        (graph/replicas.py). Training takes that many times longer.
     """
     settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
     return MSTParser(nlp.vocab, name, **settings)
@@ -125,17 +130,18 @@ class MSTParser(DependencyPipe):
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
-                 parallel_batch: Optional[int] = None):
+                 parallel_batch: Optional[int] = None, replicas: Optional[int] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
-                 "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch}
+                 "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
+                 "replicas": replicas}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         try:
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",))
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
-        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
+        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch", "replicas")
         if min(self.cfg[k] for k in positive) < 1:
             raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
@@ -187,9 +193,20 @@ class MSTParser(DependencyPipe):
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
-        self.trainer = GraphTrainer(self.graph, self.learner)
+        self.trainer = self._new_trainer()
         self.trainer.begin(gold)
         self._fresh = False
+
+    def _new_trainer(self, arc_weights=None, label_weights=None):
+        """The training loop: one ``GraphTrainer``, or with ``replicas`` > 1
+        a ``ReplicaTrainer`` over that many."""
+        if self.cfg["replicas"] > 1:
+            try:
+                return ReplicaTrainer(self.graph, self.learner, self.cfg["replicas"],
+                                      arc_weights, label_weights)
+            except ValueError as err:
+                raise ValueError(f"[{self.name}] {err}") from None
+        return GraphTrainer(self.graph, self.learner, arc_weights, label_weights)
 
     def _new_model(self) -> GraphModel:
         return GraphModel(self.features, order=self.order, decoder=self.decoder,
@@ -233,7 +250,7 @@ class MSTParser(DependencyPipe):
         validate_examples(examples, "MSTParser.update")
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
-            self.trainer = GraphTrainer(self.graph, self.learner, *self.graph.to_arrays().values())
+            self.trainer = self._new_trainer(*self.graph.to_arrays().values())
         self.trainer.n_threads = self.cfg["n_threads"]  # runtime settings: read at every update
         self.trainer.parallel_batch = self.cfg["parallel_batch"]
         losses[self.name] += self.trainer.train(self.training_sentences(examples))

@@ -32,8 +32,10 @@ from typing import Dict, Mapping, Optional, Sequence
 
 import numpy
 
+from ..learners import WEIGHT_ONLY_LEARNERS, is_weight_only
+
 WEIGHTINGS = ("uniform", "shard-size")
-MIXABLE_LEARNERS = ("Perceptron", "MIRA", "PassiveAggressive")
+MIXABLE_LEARNERS = tuple(cls.__name__ for cls in WEIGHT_ONLY_LEARNERS)
 
 
 class UnmixableLearnerError(ValueError):
@@ -43,9 +45,7 @@ class UnmixableLearnerError(ValueError):
 def check_mixable(learner) -> None:
     """Raise ``UnmixableLearnerError`` unless parameter mixing is sound for
     ``learner`` (the perceptron, MIRA with any k, PA / PA-I / PA-II)."""
-    from ..learners import MIRA, PassiveAggressive, Perceptron
-
-    if type(learner) not in (Perceptron, MIRA, PassiveAggressive):
+    if not is_weight_only(learner):
         raise UnmixableLearnerError(
             f"distributed training mixes weight vectors, which supports the "
             f"{', '.join(MIXABLE_LEARNERS)} learners only; {type(learner).__name__} keeps "

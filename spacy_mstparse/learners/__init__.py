@@ -16,7 +16,21 @@ from .perceptron import Perceptron
 from .sparse import sparse_difference
 from .weight_table import WeightTable
 
+# Learners whose whole training state is the weight table: copies of their
+# weights can be trained apart and combined (parameter mixing, replicas).
+# Pegasos (step counter, radius), the sparseptron (feature groups) and the
+# 1-slack SSVM (working set) keep more.
+WEIGHT_ONLY_LEARNERS = (Perceptron, MIRA, PassiveAggressive)
+
+
+def is_weight_only(learner) -> bool:
+    """Whether ``learner``'s training state is its weight table alone."""
+    return type(learner) in WEIGHT_ONLY_LEARNERS
+
+
 __all__ = [
+    "WEIGHT_ONLY_LEARNERS",
+    "is_weight_only",
     "Learner",
     "WeightTable",
     "Perceptron",
