@@ -21,7 +21,8 @@ predicted tags (gold words and sentence starts in, nothing else)
   ``spacy-tagger-parser`` spaCy's ``init config -p tagger,parser -o efficiency`` (CPU) as is.
 ablations, run only when named in ``--systems``
   ``mst-tagged-c0`` ``mst-tagged`` without word clusters (``cluster_bits = 0``);
-  ``mst-tagged-o1`` ``mst-tagged`` at first order (direction back-off, 2^22 weights).
+  ``mst-tagged-o1`` ``mst-tagged`` at first order (direction back-off, 2^22 weights);
+  ``mst-o2-r2``     ``mst-o2`` with ``replicas = 2``.
 
 Every spaCy-trained system uses the same DocBins (``spacy_mstparse convert``, one sentence
 per Doc) and the same corpus reader (``spacy_mstparse.GoldAnnotationsCorpus.v1``, gold
@@ -96,6 +97,13 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "label": "mst_parser, 2nd order",
         "description": "mst_parser second order (configs/mst_parser_o2.cfg)",
         "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+    },
+    "mst-o2-r2": {
+        "label": "mst_parser, 2nd order, 2 replicas",
+        "description": ("mst-o2 with replicas = 2 (two weight copies on differently ordered "
+                        "streams, mean weights; not in the default set)"),
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"components.mst_parser.replicas": 2}, "optional": True,
     },
     "spacy-gold": {
         "label": "spaCy parser (tok2vec + POS/TAG)",
