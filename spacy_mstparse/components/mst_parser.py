@@ -33,7 +33,7 @@ from ..features.clusters import LOOKUPS_SOURCE, ClusterTable, read_clusters
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
-from ..graph.replicas import ReplicaTrainer
+from ..graph.replicas import check_replicas, make_trainer
 from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..graph.decoder_choice import choose_decoder
 from ..scoring import score_parse
@@ -97,9 +97,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     features: a feature set from the ``mst_features`` registry.
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
-    replicas: copies of the weights trained on differently ordered streams
-        of the training sentences; the model predicts with their mean
-        (graph/replicas.py). Training takes that many times longer.
+    replicas: weight copies trained on reordered streams (graph/replicas.py).
     """
     settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
     return MSTParser(nlp.vocab, name, **settings)
@@ -137,17 +135,18 @@ class MSTParser(DependencyPipe):
                  "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
                  "replicas": replicas}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
+        self.learner = _default("learner") if learner is None else learner
         try:
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",))
+            check_replicas(self.learner, self.cfg["replicas"])
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
-        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch", "replicas")
+        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
         if min(self.cfg[k] for k in positive) < 1:
             raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
-        self.learner = _default("learner") if learner is None else learner
         self.features = _default("features") if features is None else features
         self.encoder = SentenceEncoder(vocab, self.features.tag_columns, self.features.use_morph,
                                        self.features.cluster_bits)
@@ -193,20 +192,9 @@ class MSTParser(DependencyPipe):
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
-        self.trainer = self._new_trainer()
+        self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
         self.trainer.begin(gold)
         self._fresh = False
-
-    def _new_trainer(self, arc_weights=None, label_weights=None):
-        """The training loop: one ``GraphTrainer``, or with ``replicas`` > 1
-        a ``ReplicaTrainer`` over that many."""
-        if self.cfg["replicas"] > 1:
-            try:
-                return ReplicaTrainer(self.graph, self.learner, self.cfg["replicas"],
-                                      arc_weights, label_weights)
-            except ValueError as err:
-                raise ValueError(f"[{self.name}] {err}") from None
-        return GraphTrainer(self.graph, self.learner, arc_weights, label_weights)
 
     def _new_model(self) -> GraphModel:
         return GraphModel(self.features, order=self.order, decoder=self.decoder,
@@ -250,7 +238,8 @@ class MSTParser(DependencyPipe):
         validate_examples(examples, "MSTParser.update")
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
-            self.trainer = self._new_trainer(*self.graph.to_arrays().values())
+            self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"],
+                                        *self.graph.to_arrays().values())
         self.trainer.n_threads = self.cfg["n_threads"]  # runtime settings: read at every update
         self.trainer.parallel_batch = self.cfg["parallel_batch"]
         losses[self.name] += self.trainer.train(self.training_sentences(examples))

@@ -39,6 +39,27 @@ from .training import DEFAULT_PARALLEL_BATCH, GraphTrainer
 DEFAULT_BUFFER = 2048
 
 
+def check_replicas(learner, replicas: int) -> None:
+    """Raise ValueError unless ``replicas`` copies of ``learner``'s training
+    can run side by side (replicas >= 1; above 1 a weight-only learner)."""
+    if replicas < 1:
+        raise ValueError(f"replicas must be >= 1, got {replicas}")
+    if replicas > 1 and not is_weight_only(learner):
+        names = ", ".join(cls.__name__ for cls in WEIGHT_ONLY_LEARNERS)
+        raise ValueError(f"replicas > 1 needs a learner whose training state is its weights "
+                         f"({names}); {type(learner).__name__} keeps more")
+
+
+def make_trainer(model: GraphModel, learner, replicas: int = 1,
+                 arc_weights: Optional[numpy.ndarray] = None,
+                 label_weights: Optional[numpy.ndarray] = None):
+    """The training loop of ``model``: a ``GraphTrainer``, or with
+    ``replicas`` > 1 a ``ReplicaTrainer`` over that many."""
+    if replicas > 1:
+        return ReplicaTrainer(model, learner, replicas, arc_weights, label_weights)
+    return GraphTrainer(model, learner, arc_weights, label_weights)
+
+
 class ReplicaTrainer:
     """``replicas`` ``GraphTrainer``s on reordered copies of one sentence
     stream; predicts with the mean of their prediction weights. Has the
@@ -53,10 +74,7 @@ class ReplicaTrainer:
             raise ValueError(f"replicas must be >= 2 for a ReplicaTrainer, got {replicas}")
         if buffer < 1:
             raise ValueError(f"buffer must be >= 1, got {buffer}")
-        if not is_weight_only(learner):
-            names = ", ".join(cls.__name__ for cls in WEIGHT_ONLY_LEARNERS)
-            raise ValueError(f"replicas > 1 needs a learner whose training state is its weights "
-                             f"({names}); {type(learner).__name__} keeps more")
+        check_replicas(learner, replicas)
         self.model = model
         self.learner = learner
         self.buffer = int(buffer)
