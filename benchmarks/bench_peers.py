@@ -21,7 +21,7 @@ predicted tags (gold words and sentence starts in, nothing else)
   ``spacy-tagger-parser`` spaCy's ``init config -p tagger,parser -o efficiency`` (CPU) as is.
 ablations, run only when named in ``--systems``
   ``mst-tagged-c0`` ``mst-tagged`` without word clusters (``cluster_bits = 0``);
-  ``mst-tagged-o1`` ``mst-tagged`` at first order (direction back-off, 2^22 weights);
+  ``mst-tagged-o1`` ``mst-tagged`` at first order (with direction back-off);
   ``mst-o2-r2``     ``mst-o2`` with ``replicas = 2``.
 
 Every spaCy-trained system uses the same DocBins (``spacy_mstparse convert``, one sentence
@@ -133,12 +133,11 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
     },
     "mst-tagged-o1": {
         "label": "spaCy tagger+morphologizer -> mst_parser, 1st order",
-        "description": ("mst-tagged at first order with direction back-off and 2^22 weights (the "
-                        "shipped config before second order; not in the default set)"),
+        "description": ("mst-tagged at first order with direction back-off (the shipped config "
+                        "before second order; not in the default set)"),
         "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
         "drop": ["senter"], "set": {"components.mst_parser.order": 1,
-                                    "components.mst_parser.features.direction_backoff": True,
-                                    "components.mst_parser.features.n_buckets": 2**22},
+                                    "components.mst_parser.features.direction_backoff": True},
         "optional": True,
     },
     "spacy-tagger-parser": {
