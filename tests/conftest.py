@@ -26,6 +26,37 @@ def run_cli(*args):
     return result
 
 
+def encode_sentences(path, n, max_length=None):
+    """``([(Sentence, gold heads, gold label ids)], labels)`` of the first
+    ``n`` sentences of the CoNLL-U file ``path`` (of at most ``max_length``
+    words), encoded with gold tags as the graph parser reads them (both tag
+    columns); ``labels`` sorted, the label ids index it."""
+    import numpy as np
+    import spacy
+    from spacy.training import Example
+
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+    from spacy_mstparse.features.doc_arrays import SentenceEncoder
+
+    nlp = spacy.blank("en")
+    encoder = SentenceEncoder(nlp.vocab, "both", False)
+    refs = []
+    for doc in read_conllu(path, nlp.vocab):
+        if max_length is None or len(doc) <= max_length:
+            refs.append(doc)
+        if len(refs) == n:
+            break
+    labels = sorted({t.dep_ for d in refs for t in d})
+    data = []
+    for ref in refs:
+        doc = gold_annotated_doc(Example(ref.copy(), ref))
+        heads = np.array([-1] + [0 if t.head.i == t.i else t.head.i + 1 for t in ref], "int32")
+        label_ids = np.array([-1] + [labels.index(t.dep_) for t in ref], "int32")
+        data.append((encoder.encode(doc, [(0, len(doc))])[0], heads, label_ids))
+    return data, labels
+
+
 @pytest.fixture(scope="session")
 def sample_train() -> Path:
     return SAMPLE / "train.conllu"

@@ -7,42 +7,24 @@ import sys
 
 import numpy as np
 import pytest
-import spacy
-from spacy.training import Example
 
-from spacy_mstparse.corpus.conll import read_conllu
-from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.distributed import (RAY_MISSING, MixedWeights, UnmixableLearnerError,
                                         check_mixable)
 from spacy_mstparse.distributed.mixing import (mix_vectors, mixture_coefficients, pack,
                                                packed_nbytes, unpack)
 from spacy_mstparse.features.config import FeatureConfig
-from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.graph import GraphModel, GraphTrainer
 from spacy_mstparse.learners import MIRA, PassiveAggressive, Pegasos, Perceptron
 from spacy_mstparse.learners.one_slack import OneSlackSSVM
 from spacy_mstparse.learners.sparseptron import Sparseptron
 
+from conftest import encode_sentences
+
 
 @pytest.fixture(scope="module")
 def encoded(sample_train):
     """(Sentence, heads, label ids) of 30 sample sentences, and the labels."""
-    nlp = spacy.blank("en")
-    encoder = SentenceEncoder(nlp.vocab, "both", False)
-    refs = []
-    for doc in read_conllu(sample_train, nlp.vocab):
-        if len(doc) <= 25:
-            refs.append(doc)
-        if len(refs) == 30:
-            break
-    labels = sorted({t.dep_ for d in refs for t in d})
-    data = []
-    for ref in refs:
-        doc = gold_annotated_doc(Example(ref.copy(), ref))
-        heads = np.array([-1] + [0 if t.head.i == t.i else t.head.i + 1 for t in ref], "int32")
-        label_ids = np.array([-1] + [labels.index(t.dep_) for t in ref], "int32")
-        data.append((encoder.encode(doc, [(0, len(doc))])[0], heads, label_ids))
-    return data, labels
+    return encode_sentences(sample_train, 30, max_length=25)
 
 
 def new_trainer(labels, learner):

@@ -12,32 +12,19 @@ from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.decoders import is_valid_tree
 from spacy_mstparse.features.config import FeatureConfig
-from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.graph import GraphModel, GraphTrainer
 from spacy_mstparse.graph.training import DEFAULT_PARALLEL_BATCH, add_hamming_loss
 from spacy_mstparse.graph.training_batch import decode_for_training
 from spacy_mstparse.learners import MIRA, PassiveAggressive, Pegasos, Perceptron
 from spacy_mstparse.learners.sparse import sparse_difference
 
+from conftest import encode_sentences
+
 
 @pytest.fixture(scope="module")
 def encoded(sample_train):
     """(Sentence, heads, label ids) of 60 sample sentences, and the labels."""
-    nlp = spacy.blank("en")
-    encoder = SentenceEncoder(nlp.vocab, "both", False)
-    refs = []
-    for doc in read_conllu(sample_train, nlp.vocab):
-        refs.append(doc)
-        if len(refs) == 60:
-            break
-    labels = sorted({t.dep_ for d in refs for t in d})
-    data = []
-    for ref in refs:
-        doc = gold_annotated_doc(Example(ref.copy(), ref))
-        heads = np.array([-1] + [0 if t.head.i == t.i else t.head.i + 1 for t in ref], "int32")
-        label_ids = np.array([-1] + [labels.index(t.dep_) for t in ref], "int32")
-        data.append((encoder.encode(doc, [(0, len(doc))])[0], heads, label_ids))
-    return data, labels
+    return encode_sentences(sample_train, 60)
 
 
 def new_model(labels, order=1, decoder="eisner"):

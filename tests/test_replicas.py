@@ -9,26 +9,17 @@ from spacy.training import Example
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.features.config import FeatureConfig
-from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.graph import GraphModel, GraphTrainer
 from spacy_mstparse.graph.replicas import ReplicaTrainer
 from spacy_mstparse.learners import MIRA, Pegasos, Perceptron
+
+from conftest import encode_sentences
 
 
 @pytest.fixture(scope="module")
 def encoded(sample_train):
     """(Sentence, heads, label ids) of 40 sample sentences, and the labels."""
-    nlp = spacy.blank("en")
-    encoder = SentenceEncoder(nlp.vocab, "both", False)
-    refs = list(read_conllu(sample_train, nlp.vocab))[:40]
-    labels = sorted({t.dep_ for d in refs for t in d})
-    data = []
-    for ref in refs:
-        doc = gold_annotated_doc(Example(ref.copy(), ref))
-        heads = np.array([-1] + [0 if t.head.i == t.i else t.head.i + 1 for t in ref], "int32")
-        label_ids = np.array([-1] + [labels.index(t.dep_) for t in ref], "int32")
-        data.append((encoder.encode(doc, [(0, len(doc))])[0], heads, label_ids))
-    return data, labels
+    return encode_sentences(sample_train, 40)
 
 
 def new_model(labels, order=1):
@@ -140,3 +131,11 @@ def test_component_rejects_bad_replicas():
     # one replica: any learner
     nlp.add_pipe("mst_parser", name="p3", config={
         "learner": {"@mst_learners": "spacy_mstparse.Pegasos.v1"}})
+
+
+def test_runtime_settings_reach_every_replica(encoded):
+    _, labels = encoded
+    replicas = ReplicaTrainer(new_model(labels), MIRA(), 3)
+    replicas.n_threads, replicas.parallel_batch = 2, 8
+    assert [(t.n_threads, t.parallel_batch) for t in replicas.trainers] == [(2, 8)] * 3
+    assert (replicas.n_threads, replicas.parallel_batch) == (2, 8)

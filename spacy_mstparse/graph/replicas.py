@@ -60,6 +60,17 @@ def make_trainer(model: GraphModel, learner, replicas: int = 1,
     return GraphTrainer(model, learner, arc_weights, label_weights)
 
 
+def _shared_setting(name: str) -> property:
+    """A ``GraphTrainer`` setting, read from replica 0 and set on every replica."""
+    def get(self):
+        return getattr(self.trainers[0], name)
+
+    def set_all(self, value) -> None:
+        for trainer in self.trainers:
+            setattr(trainer, name, int(value))
+    return property(get, set_all)
+
+
 class ReplicaTrainer:
     """``replicas`` ``GraphTrainer``s on reordered copies of one sentence
     stream; predicts with the mean of their prediction weights. Has the
@@ -83,23 +94,8 @@ class ReplicaTrainer:
         self._pools: List[list] = [[] for _ in range(replicas)]
         self._rngs = [numpy.random.default_rng(r) for r in range(replicas)]
 
-    @property
-    def n_threads(self) -> int:
-        return self.trainers[0].n_threads
-
-    @n_threads.setter
-    def n_threads(self, value: int) -> None:
-        for trainer in self.trainers:
-            trainer.n_threads = int(value)
-
-    @property
-    def parallel_batch(self) -> int:
-        return self.trainers[0].parallel_batch
-
-    @parallel_batch.setter
-    def parallel_batch(self, value: int) -> None:
-        for trainer in self.trainers:
-            trainer.parallel_batch = int(value)
+    n_threads = _shared_setting("n_threads")
+    parallel_batch = _shared_setting("parallel_batch")
 
     @property
     def unusable(self) -> int:
