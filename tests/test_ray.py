@@ -261,6 +261,10 @@ def test_ray_train_refuses_unmixable_learners_and_other_trained_components(corpu
     with pytest.raises(UnmixableLearnerError, match="Pegasos"):
         ray_train(REPO / "configs" / "mst_parser.cfg", tmp_path / "p", workers=2,
                   overrides=overrides(corpus, **pegasos))
+    with pytest.raises(DistributedError, match="replicas 1"):
+        ray_train(REPO / "configs" / "mst_parser.cfg", tmp_path / "r", workers=2,
+                  overrides=overrides(corpus, **{"components.mst_parser.replicas": 2}))
+    assert not (tmp_path / "r" / "model-last").exists()
     result = CliRunner().invoke(app, [
         "ray-train", str(REPO / "configs" / "mst_parser_tagged.cfg"), "--output", str(tmp_path / "t"),
         "--paths.train", str(corpus / "train.spacy"), "--paths.dev", str(corpus / "dev.spacy"),

@@ -181,6 +181,10 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
     name = parser_to_train(nlp, T["frozen_components"])
     pipe = nlp.get_pipe(name)
     check_mixable(pipe.learner)
+    if pipe.cfg["replicas"] > 1:
+        raise DistributedError(
+            f"ray-train mixes the workers' weights itself and trains one copy per worker: set "
+            f"--components.{name}.replicas 1 (the config has {pipe.cfg['replicas']})")
     if T["max_epochs"] < 1:
         raise DistributedError(f"ray-train needs [training] max_epochs >= 1, got {T['max_epochs']}")
     train_corpus, dev_corpus = util.resolve_dot_names(config, [T["train_corpus"], T["dev_corpus"]])
