@@ -10,9 +10,9 @@ in-process (``common.train_epochs``: the component's ``update``, batches of
 Systems: ``o1`` (``configs/mst_parser.cfg``), ``o2`` (``configs/mst_parser_o2.cfg``),
 ``o3`` (o2 + grandparents), each optionally followed by ``c<bits>``: a
 cluster column of the first <bits> bits of each word's path (``c64``: the
-whole path), then optionally by ``b<k>``: an arc table of 2^k weights instead
-of 2^22, from ``--clusters`` (default: the ``spacy-lookups-data``
-table; ``pip install 'spacy-mstparse[clusters]'``).
+whole path) from ``--clusters`` (default: the ``spacy-lookups-data``
+table; ``pip install 'spacy-mstparse[clusters]'``), and then optionally by
+``b<k>``: an arc table of 2^k weights instead of 2^22 (e.g. ``o2c6b24``).
 
 Usage::
 
