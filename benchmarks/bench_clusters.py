@@ -11,8 +11,10 @@ Systems: ``o1`` (``configs/mst_parser.cfg``), ``o2`` (``configs/mst_parser_o2.cf
 ``o3`` (o2 + grandparents), each optionally followed by ``c<bits>``: a
 cluster column of the first <bits> bits of each word's path (``c64``: the
 whole path) from ``--clusters`` (default: the ``spacy-lookups-data``
-table; ``pip install 'spacy-mstparse[clusters]'``), and then optionally by
-``b<k>``: an arc table of 2^k weights instead of 2^22 (e.g. ``o2c6b24``).
+table; ``pip install 'spacy-mstparse[clusters]'``), then optionally by
+``b<k>``: an arc table of 2^k weights instead of 2^22 (e.g. ``o2c6b24``),
+and then optionally by ``s``: the sibling model's stop factors
+(``sibling_stops``, Koo & Collins 2010; order 2 or 3, e.g. ``o2c6b24s``).
 
 Usage::
 
@@ -35,15 +37,17 @@ V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_col
 
 def system_config(name: str) -> dict:
     """The component config of a system name such as ``o2c6``."""
-    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?", name)
-    if not match or match.group(1) not in BASES:
+    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?", name)
+    if not match or match.group(1) not in BASES or (match.group(4) and name[1] == "1"):
         raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>, "
-                         "then optionally + b<log2 of the arc table size>)")
+                         "then optionally + b<log2 of the arc table size>, then for o2 / o3 "
+                         "optionally + s for stop factors)")
     config = dict(BASES[match.group(1)])
     features = dict(config.get("features", V2_FEATURES))
     features["cluster_bits"] = int(match.group(2) or 0)
     if match.group(3):
         features["n_buckets"] = 2 ** int(match.group(3))
+    features["sibling_stops"] = bool(match.group(4))
     config["features"] = features
     return config
 

@@ -108,6 +108,7 @@ def make_first_order_features(
     n_buckets: int = DEFAULT_N_BUCKETS,
     direction_backoff: bool = True,
     cluster_bits: int = 0,
+    sibling_stops: bool = False,
 ) -> FeatureConfig:
     """McDonald et al. (2005) Table 1 features.
 
@@ -120,9 +121,13 @@ def make_first_order_features(
     cluster_bits: 0, or a tag column of the first ``cluster_bits`` bits of
         each word's Brown cluster path (Koo et al. 2008; 64 = the whole path),
         read at ``initialize`` (its ``clusters`` setting) and saved with the model.
+    sibling_stops: second order and above: also score each word's outermost
+        dependent on each side, or that it has none (Koo & Collins 2010's
+        stop factors: valency).
     """
     check_tag_columns(tag_columns)
-    return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff, cluster_bits)
+    return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff, cluster_bits,
+                         sibling_stops)
 
 
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")

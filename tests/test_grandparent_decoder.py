@@ -1,12 +1,13 @@
 """Brute-force tests for the grandparent + sibling projective decoder
-(Koo & Collins 2010 model 1 chart): on random arc, sibling and grandparent
-scores, with and without pruning masks and forbidden arcs, its tree is the
-best of all projective single-root trees (n <= 7)."""
+(Koo & Collins 2010 model 1 chart): on random arc, sibling (every cell, stop
+factors included) and grandparent scores, with and without pruning masks,
+forbidden arcs, large or forbidden stop scores, its tree is the best of all
+projective single-root trees (n <= 7)."""
 import functools
 
 import numpy as np
 import pytest
-from test_second_order_decoders import all_trees
+from test_second_order_decoders import all_trees, stop_mask
 
 from spacy_mstparse.decoders import NoTreeError, is_projective, is_valid_tree
 from spacy_mstparse.decoders.eisner_grandparent import eisner_grandparent, grandparent_tree_score
@@ -95,3 +96,43 @@ def test_zero_grandparent_scores_give_second_order_eisner():
         reference = eisner_second_order(arc, sib)
         assert grandparent_tree_score(arc, sib, None, heads) == pytest.approx(
             grandparent_tree_score(arc, sib, None, reference), abs=TOL)
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_grandparent_decoder_with_large_and_forbidden_stops(n):
+    """Large stop scores (and some -inf ones) decide the tree: the decoder
+    follows them, never uses a forbidden stop, and raises when every tree
+    has one."""
+    rs = np.random.RandomState(500 + n)
+    mask = stop_mask(n + 1)
+    for i in range(40):
+        arc, sib, grand = instance(rs, n)
+        sib[mask] = rs.randn(int(mask.sum())) * 4.0
+        if i % 2:
+            sib[mask & (rs.rand(*sib.shape) < 0.25)] = -np.inf
+        trees, total = brute_force(arc, sib, grand, n)
+        if total.max() == -np.inf:
+            with pytest.raises(NoTreeError):
+                eisner_grandparent(arc, sib, grand)
+            continue
+        heads = eisner_grandparent(arc, sib, grand)
+        assert is_valid_tree(heads) and is_projective(heads)
+        assert grandparent_tree_score(arc, sib, grand, heads) == pytest.approx(total.max(), abs=TOL)
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_grandparent_decoder_zero_stops_give_the_sibling_model(n):
+    """Stop cells of 0: the best tree of the model without stop factors
+    (sib[0, x, 0], the root's, are never read)."""
+    rs = np.random.RandomState(600 + n)
+    trees, arcs, sib_idx = all_trees(n, True, stops=False)
+    _, _, _, grand_idx = grand_index(n)
+    for _ in range(30):
+        arc, sib, grand = instance(rs, n)
+        sib[stop_mask(n + 1)] = 0.0
+        sib[0, :, 0] = 100.0
+        total = (np.asarray(arc, np.float64).ravel()[arcs].sum(axis=1)
+                 + np.append(sib.astype(np.float64).ravel(), 0.0)[sib_idx].sum(axis=1)
+                 + np.append(grand.astype(np.float64).ravel(), 0.0)[grand_idx].sum(axis=1))
+        heads = eisner_grandparent(arc, sib, grand)
+        assert grandparent_tree_score(arc, sib, grand, heads) == pytest.approx(total.max(), abs=TOL)

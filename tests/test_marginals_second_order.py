@@ -2,9 +2,10 @@
 
 Against brute force: for n <= 7 every projective single-root tree is
 enumerated (the second-order decoder tests' enumeration, with the flat
-indices of each tree's arcs and sibling factors), its score under random arc
-and sibling scores summed, and log Z and each arc's probability computed
-exactly. Then: without sibling scores the marginals equal the first-order
+indices of each tree's arcs, sibling factors and stop factors), its score
+under random arc and sibling scores (every cell, stop cells included)
+summed, and log Z and each arc's probability computed exactly; also with
+large and forbidden stop scores. Then: without sibling scores the marginals equal the first-order
 projective ones; forbidden arcs and sibling pairs get probability 0; a
 150-word sentence stays finite; at low temperature the marginals concentrate
 on the second-order Eisner tree; d log Z / d arc = marginal / T by finite
@@ -12,7 +13,7 @@ differences; input validation.
 """
 import numpy as np
 import pytest
-from test_second_order_decoders import all_trees
+from test_second_order_decoders import all_trees, stop_mask
 
 from spacy_mstparse.decoders import eisner_second_order, projective_marginals
 from spacy_mstparse.decoders.marginals_second_order import second_order_marginals
@@ -112,6 +113,57 @@ def test_hand_computed_sibling_effect():
     sib[2, 2, 3] = sib[2, 2, 1] = 100.0  # both of 2's first children
     marg, _ = second_order_marginals(arc, sib)
     assert marg[2, 1] == pytest.approx(1.0) and marg[2, 3] == pytest.approx(1.0)
+
+
+def test_hand_computed_stop_factors():
+    # Two words. 0->1->2: stops sib[1, 2, 1] (2 outermost right of 1),
+    # sib[1, 0, 1], sib[2, 2, 2], sib[2, 0, 2]; 0->2->1: sib[2, 1, 2],
+    # sib[2, 2, 2], sib[1, 1, 1] (1 has no right dependent), sib[1, 0, 1].
+    arc = np.zeros((3, 3), np.float32)
+    sib = np.zeros((3, 3, 3), np.float32)
+    sib[1, 2, 1] = np.log(2.0)
+    sib[1, 1, 1] = np.log(3.0)
+    sib[0, 1, 0] = sib[0, 2, 0] = 50.0   # the root has no stop factors
+    marg, log_z = second_order_marginals(arc, sib)
+    assert log_z == pytest.approx(np.log(5.0))
+    assert marg[1, 2] == pytest.approx(0.4) and marg[2, 1] == pytest.approx(0.6)
+    # Three words; word 2 may not be without a left dependent: 2 -> 1.
+    arc = np.zeros((4, 4), np.float32)
+    sib = np.zeros((4, 4, 4), np.float32)
+    sib[2, 0, 2] = -np.inf
+    marg, _ = second_order_marginals(arc, sib)
+    check_marginals(marg, 3)
+    assert marg[2, 1] == pytest.approx(1.0)
+    # ... nor without a right dependent: 2 -> 3 too, so 2 is the root's child.
+    sib[2, 2, 2] = -np.inf
+    marg, _ = second_order_marginals(arc, sib)
+    assert marg[2, 1] == pytest.approx(1.0) and marg[2, 3] == pytest.approx(1.0)
+    assert marg[0, 2] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_large_and_forbidden_stops_match_brute_force(n):
+    """Large stop scores, some -inf: marginals and log Z equal brute force
+    (they do not if the chart ignores the stop cells)."""
+    rs = np.random.RandomState(170 + n)
+    mask = stop_mask(n + 1)
+    checked = 0
+    for i in range(12):
+        arc, sib = random_instance(rs, n, 0)
+        sib[mask] = rs.randn(int(mask.sum())) * 4.0
+        if i % 2:
+            sib[mask & (rs.rand(*sib.shape) < 0.25)] = -np.inf
+        ref, ref_lz = brute_force(arc, sib, n, 1.0)
+        if ref_lz == -np.inf:
+            with pytest.raises(ValueError, match="forbidden"):
+                second_order_marginals(arc, sib)
+            continue
+        marg, log_z = second_order_marginals(arc, sib)
+        assert log_z == pytest.approx(ref_lz, rel=1e-9, abs=1e-9)
+        np.testing.assert_allclose(marg, ref, rtol=1e-8, atol=1e-10)
+        check_marginals(marg, n)
+        checked += 1
+    assert checked >= 6
 
 
 @pytest.mark.parametrize("n", [1, 5, 12, 30])

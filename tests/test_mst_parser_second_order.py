@@ -105,3 +105,49 @@ def test_invalid_order():
         new_parser({"order": 4})
     with pytest.raises(ValueError, match="projectively only"):
         new_parser({"order": 3, "decoder": "chu_liu_edmonds"})
+
+
+STOP_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+                 "n_buckets": 2**20, "sibling_stops": True}
+
+
+@pytest.mark.parametrize("decoder", ["eisner", "chu_liu_edmonds"])
+def test_sibling_stops_train_score_and_load(data, decoder, tmp_path):
+    """With ``sibling_stops`` the trained model fills the stop cells, a
+    decoded tree's score is the weight sum of its features (stops included),
+    and the setting is saved with the model."""
+    from spacy_mstparse.decoders import second_order_tree_score
+
+    train_eg, dev = data
+    nlp, parser, examples = new_parser(
+        {"order": 2, "decoder": decoder, "features": STOP_FEATURES}, train_eg)
+    history = train(parser, examples, 3)
+    assert history[0] > history[2], history
+    docs, scores = dev_scores(nlp, parser, dev)
+    assert scores["dep_uas"] > 0.7, scores["dep_uas"]
+    graph = parser.graph
+    assert graph.sibling.stops
+    w, _ = parser.prediction_weights()
+    for eg in examples[:20]:
+        doc = eg.predicted
+        sentence = parser.encoder.encode(doc, [(0, len(doc))])[0]
+        arc, sib = graph.scores(sentence, w)
+        n = len(doc)
+        assert all(sib[h, h, h] != 0 and sib[h, 0, h] != 0 for h in range(1, n + 1))
+        heads = graph.decode(arc, sib, 1)[0]
+        ids = graph.tree_features(sentence, heads).astype("int64")
+        assert second_order_tree_score(arc, sib, heads) == pytest.approx(
+            float(w[ids].astype("float64").sum()), rel=1e-4, abs=1e-3)
+    nlp.to_disk(tmp_path / "stops")
+    import spacy
+
+    loaded = spacy.load(tmp_path / "stops")
+    assert loaded.get_pipe("mst_parser").graph.sibling.stops
+    again, _ = dev_scores(loaded, loaded.get_pipe("mst_parser"), dev[:50])
+    for a, b in zip(docs[:50], again):
+        assert [t.head.i for t in a] == [t.head.i for t in b]
+
+
+def test_sibling_stops_need_the_sibling_model():
+    with pytest.raises(ValueError, match="sibling_stops"):
+        new_parser({"order": 1, "features": STOP_FEATURES})

@@ -15,6 +15,7 @@ N_BUCKETS = 2**20
 # Template ids as documented in second_order.pyx.
 TRIP, PP, WP, PW = 201, 202, 203, 204
 WW = 250
+STOP_HP, STOP_P, STOP_WP, STOP_WW = 205, 206, 207, 251
 
 
 def mix3(a, b, c):
@@ -94,6 +95,66 @@ def test_sibling_scores_equal_sum_of_feature_weights(nlp, tag_columns):
     # 13 arcs -> 13 factors, each 2 * (3 * tagsets + 1 + tagsets) ids
     n_tagsets = 2 if tag_columns == "both" else 1
     assert len(tree) == 13 * 2 * (4 * n_tagsets + 1)
+
+
+def test_hand_computed_stop_features(nlp):
+    # "She gave him books": gave (2) has She on its left, him and books on its right.
+    s = encode(nlp, ["She", "gave", "him", "books"], ["PRON", "VERB", "PRON", "NOUN"])
+    feats = SiblingFeatures(N_BUCKETS, 1, stops=True)
+    VERB, PRON, NOUN = (nlp.vocab.strings[x] for x in ("VERB", "PRON", "NOUN"))
+    gave, books, him = get_string_id("gave"), get_string_id("books"), get_string_id("him")
+
+    def expected(bases, side, side_dist):
+        return sorted([mix(b, side) % N_BUCKETS for b in bases]
+                      + [mix(b, side_dist) % N_BUCKETS for b in bases])
+
+    # outermost right dependent of gave: books, distance 2 -> bin 1, right: 3 + 1 + 7
+    bases = [mix3(STOP_HP, VERB, NOUN), mix(STOP_P, NOUN), mix3(STOP_WP, gave, NOUN),
+             mix3(STOP_WW, gave, books)]
+    assert sorted(feats.stop_features(s, 2, 4).tolist()) == expected(bases, 1, 11)
+    # him has no left dependent (last = 0): left side 2, "none on the left" 19
+    bases = [mix3(STOP_HP, PRON, START_MARK), mix(STOP_P, START_MARK),
+             mix3(STOP_WP, him, START_MARK), mix3(STOP_WW, him, START_MARK)]
+    assert sorted(feats.stop_features(s, 3, 0).tolist()) == expected(bases, 2, 19)
+    # ... nor a right one (last = h): right side 1, "none on the right" 18
+    assert sorted(feats.stop_features(s, 3, 3).tolist()) == expected(bases, 1, 18)
+    with pytest.raises(ValueError, match="no stop factor"):
+        feats.stop_features(s, 0, 1)
+
+
+@pytest.mark.parametrize("tag_columns", ["upos", "both"])
+def test_stop_scores_and_tree_features(nlp, tag_columns):
+    words = "The quick brown foxes , which were jumping , saw the lazy dogs".split()
+    pos = ["DET", "ADJ", "ADJ", "NOUN", "PUNCT", "PRON", "AUX", "VERB", "PUNCT", "VERB", "DET",
+           "ADJ", "NOUN"]
+    s = encode(nlp, words, pos, tag_columns)
+    n_tagsets = 2 if tag_columns == "both" else 1
+    plain = SiblingFeatures(N_BUCKETS, n_tagsets)
+    feats = SiblingFeatures(N_BUCKETS, n_tagsets, stops=True)
+    w = numpy.random.RandomState(3).randn(N_BUCKETS).astype("float32")
+    sib, sib_plain = feats.score(s, w, 0.5), plain.score(s, w, 0.5)
+    n = len(words)
+    stop_cells = numpy.zeros(sib.shape, dtype=bool)
+    for h in range(1, n + 1):
+        for last in range(n + 1):
+            ids = feats.stop_features(s, h, last).astype("int64")
+            expected = 0.5 * w[ids].astype("float64").sum()
+            assert sib[h, last, h] == pytest.approx(expected, rel=1e-4, abs=1e-3)
+            assert sib_plain[h, last, h] == 0.0
+            stop_cells[h, last, h] = True
+    # the sibling cells are those of the model without stops
+    assert numpy.array_equal(sib[~stop_cells], sib_plain[~stop_cells])
+    assert numpy.count_nonzero(sib[stop_cells]) > n * n // 2
+    # the tree's features now include every word's two stop factors; their
+    # weight sum is still the decoders' tree score, which reads the stops
+    heads = numpy.array([-1, 4, 4, 4, 10, 8, 8, 8, 4, 4, 0, 13, 13, 10], dtype="int32")
+    tree = feats.tree_features(s, heads)
+    assert len(tree) == 13 * 2 * (4 * n_tagsets + 1) + 13 * 2 * 2 * (3 * n_tagsets + 1)
+    total = 0.5 * w[tree.astype("int64")].astype("float64").sum()
+    zero_arcs = numpy.zeros((n + 1, n + 1), dtype="float32")
+    assert second_order_tree_score(zero_arcs, sib, heads) == pytest.approx(total, rel=1e-4, abs=1e-2)
+    without = second_order_tree_score(zero_arcs, sib_plain, heads)
+    assert abs(second_order_tree_score(zero_arcs, sib, heads) - without) > 1e-3
 
 
 def test_invalid_inputs(nlp):

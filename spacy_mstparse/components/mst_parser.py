@@ -136,8 +136,10 @@ class MSTParser(DependencyPipe):
                  "replicas": replicas}
         self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
         self.learner = _default("learner") if learner is None else learner
+        self.features = _default("features") if features is None else features
         try:
-            GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",))
+            GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",),
+                                      self.features.sibling_stops)
             check_replicas(self.learner, self.cfg["replicas"])
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
@@ -147,7 +149,6 @@ class MSTParser(DependencyPipe):
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
         self.vocab = vocab
         self.name = name
-        self.features = _default("features") if features is None else features
         self.encoder = SentenceEncoder(vocab, self.features.tag_columns, self.features.use_morph,
                                        self.features.cluster_bits)
         self.scorer = scorer

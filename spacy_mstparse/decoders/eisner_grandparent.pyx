@@ -6,7 +6,10 @@ Carreras 2007 / Koo & Collins 2010 grandparents).
 
 A tree's score is the sum of its arc scores ``arc[h, c]``, its sibling
 scores (for each head and side, the dependents from the head outwards c1,
-c2, ...: ``sib[h, h, c1] + sib[h, c1, c2] + ...``, as second-order Eisner)
+c2, ...: ``sib[h, h, c1] + sib[h, c1, c2] + ...``, as second-order Eisner),
+the stop factors of Koo & Collins (2010) as second-order Eisner (every word
+h >= 1 and side: ``sib[h, c, h]`` for the outermost dependent c there, or
+``sib[h, h, h]`` / ``sib[h, 0, h]`` when h has no right / left dependent)
 and its grandparent scores ``grand[g, h, c]`` for every arc h -> c whose
 head h has the head g (the single root child has none).
 
@@ -14,7 +17,11 @@ Chart (spans of the words 1..n; every span carries the head's head g,
 which lies outside it, as Koo & Collins' g-spans):
 
 - ``C[g, h, e]``: complete, headed by h (head g), covering h..e (either
-  side); ``C[g, h, h] = 0``; ``C[g, h, e] = max_m I[g, h, m] + C[h, m, e]``;
+  side): all of h's dependents on that side, so it carries h's stop factor
+  there: ``C[g, h, e] = max_m I[g, h, m] + C[h, m, e] + sib[h, m, h]`` (m the
+  outermost); the empty spans are h's no-dependent stops, ``C[g, h, h] =
+  sib[h, h, h]`` on the right, ``sib[h, 0, h]`` on the left (two cells:
+  see ``_ci``);
 - ``I[g, h, m]``: incomplete, arc h -> m: ``arc[h, m] + grand[g, h, m]`` plus
   either ``sib[h, h, m] + C[h, m, h +- 1]`` (m is h's first child on that
   side) or ``I[g, h, s] + S[h, s, m] + sib[h, s, m]`` (s the previous one);
@@ -32,6 +39,7 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
+from .eisner_second_order import second_order_tree_score
 from .trees import NoTreeError
 
 
@@ -44,6 +52,7 @@ cdef struct Chart:
     int* nh       # [c]: allowed heads of c (the root: one pseudo head, -1)
     int* hl       # [c*K + j]: the j-th allowed head of c
     int* slot     # [g*N + c]: j with hl[c*K + j] == g, or -1
+    double* stop  # [h*N + x]: sib[h, x, h], word h's stop factor (0 without sib)
     double* C     # [(h*K + gs)*N + e]
     double* I     # [(h*K + gs)*N + m]
     double* S     # [(m*K + hs)*N + s]
@@ -69,6 +78,13 @@ cdef inline double _grand(const Chart* ch, int g, int h, int c) noexcept nogil:
     return ch.grand[(<Py_ssize_t>g * ch.N + h) * ch.N + c]
 
 
+cdef inline Py_ssize_t _ci(const Chart* ch, int h, int j, int e, bint right) noexcept nogil:
+    """Index of C[g, h, e] (j: g's slot among h's heads) on h's right (e >= h)
+    or left (e <= h) side. Left spans are stored one place down (e - 1 >= 0),
+    so the right and left empty spans (e == h) get cells of their own."""
+    return _at(ch, h, j, e - 1 + right)
+
+
 cdef void _fill_s(Chart* ch, int s, int m) noexcept nogil:
     """S[h, s, m] for every head h of both s and m on the far side of s."""
     cdef int N = ch.N, j, h, hs_s, r, lo, hi, best_r
@@ -88,12 +104,12 @@ cdef void _fill_s(Chart* ch, int s, int m) noexcept nogil:
         else:
             lo, hi = m, s - 1
         for r in range(lo, hi + 1):
-            if right:
-                a = ch.C[_at(ch, s, hs_s, r)]
-                b = ch.C[_at(ch, m, j, r + 1)]
-            else:
-                a = ch.C[_at(ch, m, j, r)]
-                b = ch.C[_at(ch, s, hs_s, r + 1)]
+            if right:   # s's right side next to m's left side
+                a = ch.C[_ci(ch, s, hs_s, r, True)]
+                b = ch.C[_ci(ch, m, j, r + 1, False)]
+            else:       # m's right side next to s's left side
+                a = ch.C[_ci(ch, m, j, r, True)]
+                b = ch.C[_ci(ch, s, hs_s, r + 1, False)]
             v = a + b
             if v > best:
                 best = v
@@ -117,7 +133,7 @@ cdef void _fill_i(Chart* ch, int h, int m) noexcept nogil:
             continue
         best = -INFINITY
         best_s = -1
-        first = _sib(ch, h, h, m) + ch.C[_at(ch, m, hm, h + step)]
+        first = _sib(ch, h, h, m) + ch.C[_ci(ch, m, hm, h + step, m < h)]
         if first > best:
             best = first
             best_s = h
@@ -135,10 +151,12 @@ cdef void _fill_i(Chart* ch, int h, int m) noexcept nogil:
 
 
 cdef void _fill_c(Chart* ch, int h, int e) noexcept nogil:
-    """C[g, h, e] for every head g of h."""
+    """C[g, h, e] for every head g of h; m: h's outermost dependent on
+    that side (its stop factor)."""
     cdef int N = ch.N, gs, m, step, best_m, hm
     cdef double best, v
-    step = 1 if e > h else -1
+    cdef bint right = e > h
+    step = 1 if right else -1
     for gs in range(ch.nh[h]):
         best = -INFINITY
         best_m = -1
@@ -146,15 +164,15 @@ cdef void _fill_c(Chart* ch, int h, int e) noexcept nogil:
         while True:
             hm = ch.slot[h * N + m]
             if hm >= 0:
-                v = ch.I[_at(ch, h, gs, m)] + ch.C[_at(ch, m, hm, e)]
+                v = ch.I[_at(ch, h, gs, m)] + ch.C[_ci(ch, m, hm, e, right)] + ch.stop[h * N + m]
                 if v > best:
                     best = v
                     best_m = m
             if m == e:
                 break
             m += step
-        ch.C[_at(ch, h, gs, e)] = best
-        ch.Cbp[_at(ch, h, gs, e)] = best_m
+        ch.C[_ci(ch, h, gs, e, right)] = best
+        ch.Cbp[_ci(ch, h, gs, e, right)] = best_m
 
 
 cdef void _back_s(Chart* ch, int h, int s, int m) noexcept nogil:
@@ -185,7 +203,7 @@ cdef void _back_c(Chart* ch, int h, int gs, int e) noexcept nogil:
     cdef int m
     if h == e:
         return
-    m = ch.Cbp[_at(ch, h, gs, e)]
+    m = ch.Cbp[_ci(ch, h, gs, e, e > h)]
     _back_i(ch, h, gs, m)
     _back_c(ch, m, ch.slot[h * ch.N + m], e)
 
@@ -200,9 +218,13 @@ cdef int eisner_grandparent_decode(const float* arc, const float* sib, const flo
     ch.arc, ch.sib, ch.grand, ch.heads = arc, sib, grand, heads
     ch.nh = <int*>malloc(N * sizeof(int))
     ch.slot = <int*>malloc(<size_t>N * N * sizeof(int))
-    if ch.nh == NULL or ch.slot == NULL:
-        free(ch.nh); free(ch.slot)
+    ch.stop = <double*>malloc(<size_t>N * N * sizeof(double))
+    if ch.nh == NULL or ch.slot == NULL or ch.stop == NULL:
+        free(ch.nh); free(ch.slot); free(ch.stop)
         return -1
+    for c in range(1, N):       # row 0, the root's, stays unused
+        for j in range(N):
+            ch.stop[c * N + j] = _sib(&ch, c, j, c)
     ch.nh[0] = 1
     for c in range(1, N):
         ch.nh[c] = 0
@@ -240,8 +262,10 @@ cdef int eisner_grandparent_decode(const float* arc, const float* sib, const flo
             ch.I[i] = -INFINITY
             ch.S[i] = -INFINITY
         for c in range(1, N):
+            # c has no right / left dependent: its stop factors
             for j in range(ch.nh[c]):
-                ch.C[_at(&ch, c, j, c)] = 0.0
+                ch.C[_ci(&ch, c, j, c, True)] = ch.stop[c * N + c]
+                ch.C[_ci(&ch, c, j, c, False)] = ch.stop[c * N]
         for w in range(1, n):
             for a in range(1, N - w):
                 b = a + w
@@ -257,7 +281,8 @@ cdef int eisner_grandparent_decode(const float* arc, const float* sib, const flo
             j = ch.slot[m]          # slot of the root among m's heads (g = 0)
             if j < 0:
                 continue
-            v = arc[m] + _sib(&ch, 0, 0, m) + ch.C[_at(&ch, m, j, 1)] + ch.C[_at(&ch, m, j, n)]
+            v = (arc[m] + _sib(&ch, 0, 0, m) + ch.C[_ci(&ch, m, j, 1, False)]
+                 + ch.C[_ci(&ch, m, j, n, True)])
             if v > best:
                 best = v
                 best_m = m
@@ -271,7 +296,7 @@ cdef int eisner_grandparent_decode(const float* arc, const float* sib, const flo
             _back_c(&ch, best_m, j, 1)
             _back_c(&ch, best_m, j, n)
             tree_score[0] = best
-    free(ch.nh); free(ch.slot); free(ch.hl); free(ch.C); free(ch.I); free(ch.S)
+    free(ch.nh); free(ch.slot); free(ch.stop); free(ch.hl); free(ch.C); free(ch.I); free(ch.S)
     free(ch.Cbp); free(ch.Ibp); free(ch.Sbp)
     return status
 
@@ -319,25 +344,13 @@ def eisner_grandparent(arc, sib=None, grand=None):
 
 
 def grandparent_tree_score(arc, sib, grand, heads):
-    """Score of a tree under arc, sibling (may be None) and grandparent (may
-    be None) scores, as the decoder counts it (float64)."""
+    """Score of a tree under arc, sibling and stop (``sib``, may be None) and
+    grandparent (may be None) scores, as the decoder counts it (float64)."""
     heads = np.asarray(heads)
     N = len(heads)
-    arc = np.asarray(arc, dtype=np.float64)
-    total = sum(arc[heads[c], c] for c in range(1, N))
-    if sib is not None:
-        sib = np.asarray(sib, dtype=np.float64)
-        for h in range(N):
-            prev = h
-            for c in range(h + 1, N):
-                if heads[c] == h:
-                    total += sib[h, prev, c]
-                    prev = c
-            prev = h
-            for c in range(h - 1, 0, -1):
-                if heads[c] == h:
-                    total += sib[h, prev, c]
-                    prev = c
+    total = second_order_tree_score(np.asarray(arc, dtype=np.float64),
+                                    None if sib is None else np.asarray(sib, dtype=np.float64),
+                                    heads)
     if grand is not None:
         grand = np.asarray(grand, dtype=np.float64)
         for c in range(1, N):

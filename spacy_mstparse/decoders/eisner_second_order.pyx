@@ -7,14 +7,24 @@ A tree's score is the sum of its arc scores ``arc[h, c]`` plus, for every
 head h and each side of h, the sibling scores of its dependents on that side
 taken from the head outwards c1, c2, ...: ``sib[h, h, c1]`` (c1 is the first
 child: "no sibling" marker) + ``sib[h, c1, c2]`` + ``sib[h, c2, c3]`` + ...
+plus the STOP factors of Koo & Collins (2010) (TurboParser's valency
+parts), for every word h >= 1 and each side: ``sib[h, c, h]`` when c is h's
+outermost dependent on that side, or, when h has none there,
+``sib[h, h, h]`` (no right dependent) / ``sib[h, 0, h]`` (no left
+dependent). These cells are never sibling pairs; the root (h = 0, one
+child) has no stop factors (``sib[0, x, 0]`` is never read).
 With ``sib=None`` all sibling scores are 0 and this is first-order k-best
 Eisner (one decoder, the variant is just the scores passed).
 
 Chart over the words 1..n (spans [s, t], s <= t), with the single root child
 m chosen at the end as ``arc[0, m] + sib[0, 0, m] + CL[1, m] + CR[m, n]``:
 
-- ``CR[s, t]``: complete, headed by s, covering s..t;
-- ``CL[s, t]``: complete, headed by t;
+- ``CR[s, t]``: complete, headed by s, covering s..t: all of s's right
+  dependents, so it carries s's right stop factor: ``CR[s, s] =
+  sib[s, s, s]``, ``CR[s, t] = IR[s, r] + CR[r, t] + sib[s, r, s]`` (r the
+  outermost one);
+- ``CL[s, t]``: complete, headed by t, mirrored: ``CL[t, t] = sib[t, 0, t]``,
+  ``CL[s, t] = CL[s, r] + IL[r, t] + sib[t, r, t]``;
 - ``IR[s, t]``: incomplete, arc s -> t: either t is s's first right child
   (``CL[s+1, t]``) or its previous right child is r (``IR[s, r] + SB[r, t]``);
 - ``IL[s, t]``: incomplete, arc t -> s, mirrored (``CR[s, t-1]`` or
@@ -29,8 +39,10 @@ k-best costs about k log k times the 1-best chart. Ties keep the earlier
 item. Memory is O(k n^2); the sibling score array is (n+1)^3 float32.
 
 Forbidden arcs and sibling pairs: a score of -inf (in ``arc`` or ``sib``)
-forbids what it scores. A combination whose arc and sibling score add up to
--inf is never pushed, so no cell ever holds a -inf item, the lists hold only
+forbids what it scores (a -inf stop cell forbids that outermost dependent,
+or having no dependent on that side). A combination whose arc and sibling
+(or stop) score add up to -inf is never pushed and a -inf base cell is left
+empty, so no cell ever holds a -inf item, the lists hold only
 allowed trees (fewer than k if fewer exist), and when the root list is empty
 no allowed projective tree exists (``NoTreeError`` in Python).
 """
@@ -171,7 +183,7 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
     cdef double* root_score
     cdef int* root_bp
     cdef int root_count
-    cdef Py_ssize_t NN = <Py_ssize_t>N * N
+    cdef double* stop     # [h*N + x]: sib[h, x, h], contiguous for the chart
     if n == 0:
         return 0
     ch.N = N
@@ -179,16 +191,26 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
     ch.score = <double*>malloc(n_cells * k * sizeof(double))
     ch.count = <int*>malloc(n_cells * sizeof(int))
     ch.bp = <int*>malloc(n_cells * k * 4 * sizeof(int))
-    if ch.score is NULL or ch.count is NULL or ch.bp is NULL:
-        free(ch.score); free(ch.count); free(ch.bp)
+    stop = <double*>malloc(<size_t>N * N * sizeof(double))
+    if ch.score is NULL or ch.count is NULL or ch.bp is NULL or stop is NULL:
+        free(ch.score); free(ch.count); free(ch.bp); free(stop)
         return -1
     for i in range(n_cells):
         ch.count[i] = 0
+    for s in range(1, N):       # row 0, the root's, stays unused
+        for r in range(N):
+            stop[s * N + r] = sib[(s * N + r) * N + s] if sib is not NULL else 0.0
     for s in range(1, N):
-        for w in range(K_CR, K_CL + 1):
-            c_out = _cell(&ch, w, s, s)
-            ch.count[c_out] = 1
-            ch.score[c_out * k] = 0.0
+        # CR[s, s] / CL[s, s]: s has no right / left dependent, scored by its
+        # stop factor (a -inf one leaves the cell empty). IR[s, s] / IL[s, s]
+        # are otherwise unused: they hold the zero placeholder item that the
+        # first-child rules combine with (never expanded by _back).
+        if stop[s * N + s] > -INFINITY:
+            _push(&ch, _cell(&ch, K_CR, s, s), stop[s * N + s], 0, s, 0, 0)
+        if stop[s * N] > -INFINITY:
+            _push(&ch, _cell(&ch, K_CL, s, s), stop[s * N], 0, s, 0, 0)
+        _push(&ch, _cell(&ch, K_IR, s, s), 0.0, 0, s, 0, 0)
+        _push(&ch, _cell(&ch, K_IL, s, s), 0.0, 0, s, 0, 0)
     for w in range(1, n):
         for s in range(1, N - w):
             t = s + w
@@ -199,24 +221,27 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
             # IR[s, t]: arc s -> t.
             c_out = _cell(&ch, K_IR, s, t)
             extra = arc[s * N + t] + (sib[(s * N + s) * N + t] if sib is not NULL else 0.0)
-            _combine(&ch, c_out, _cell(&ch, K_CR, s, s), _cell(&ch, K_CL, s + 1, t), extra, 0, s)
+            _combine(&ch, c_out, _cell(&ch, K_IR, s, s), _cell(&ch, K_CL, s + 1, t), extra, 0, s)
             for r in range(s + 1, t):
                 extra = arc[s * N + t] + (sib[(s * N + r) * N + t] if sib is not NULL else 0.0)
                 _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_SB, r, t), extra, 1, r)
             # IL[s, t]: arc t -> s.
             c_out = _cell(&ch, K_IL, s, t)
             extra = arc[t * N + s] + (sib[(t * N + t) * N + s] if sib is not NULL else 0.0)
-            _combine(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _cell(&ch, K_CL, t, t), extra, 0, t)
+            _combine(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _cell(&ch, K_IL, t, t), extra, 0, t)
             for r in range(s + 1, t):
                 extra = arc[t * N + s] + (sib[(t * N + r) * N + s] if sib is not NULL else 0.0)
                 _combine(&ch, c_out, _cell(&ch, K_SB, s, r), _cell(&ch, K_IL, r, t), extra, 1, r)
-            # CR[s, t] and CL[s, t].
+            # CR[s, t] and CL[s, t], with the stop factor of the head's
+            # outermost dependent r.
             c_out = _cell(&ch, K_CR, s, t)
             for r in range(s + 1, t + 1):
-                _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_CR, r, t), 0.0, 0, r)
+                _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_CR, r, t),
+                         stop[s * N + r], 0, r)
             c_out = _cell(&ch, K_CL, s, t)
             for r in range(s, t):
-                _combine(&ch, c_out, _cell(&ch, K_CL, s, r), _cell(&ch, K_IL, r, t), 0.0, 0, r)
+                _combine(&ch, c_out, _cell(&ch, K_CL, s, r), _cell(&ch, K_IL, r, t),
+                         stop[t * N + r], 0, r)
     # The root's single child m. Cell (K_CR, 0, 0) is unused by the chart
     # (row 0 is the root): borrow it for the root list.
     root_cell = _cell(&ch, K_CR, 0, 0)
@@ -235,7 +260,7 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
         _back(&ch, K_CL, 1, m, root_bp[4 * e + 2], heads + e * N)
         _back(&ch, K_CR, m, n, root_bp[4 * e + 3], heads + e * N)
         tree_scores[e] = root_score[e]
-    free(ch.score); free(ch.count); free(ch.bp)
+    free(ch.score); free(ch.count); free(ch.bp); free(stop)
     return root_count
 
 
@@ -259,7 +284,10 @@ def eisner_k_best(scores, sib=None, int k=5):
     scores: (n+1) x (n+1) arc scores, ``scores[h, c]``; index 0 is the root.
     sib: None (first order) or (n+1)^3 sibling scores ``sib[h, s, c]``, with
         ``s == h`` for the first child of h on that side (read only where s is
-        h or lies strictly between h and c).
+        h or lies strictly between h and c), and the stop factors of every
+        word h >= 1: ``sib[h, c, h]`` (c is h's outermost dependent on its
+        side), ``sib[h, h, h]`` / ``sib[h, 0, h]`` (no right / left
+        dependent); see the module docstring.
     Returns ``(heads, tree_scores)``: int32 (m, n+1) with ``heads[:, 0] = -1``
     and float64 (m,), best first, m = min(k, number of trees).
 
@@ -309,8 +337,9 @@ def eisner_second_order(scores, sib=None):
 
 
 def second_order_tree_score(scores, sib, heads):
-    """Score of a tree: its arcs plus the sibling factors of every head's
-    dependents on each side, from the head outwards (the decoder's model)."""
+    """Score of a tree: its arcs plus, for every head and side, the sibling
+    factors of its dependents from the head outwards and (words only) the
+    stop factor of the outermost one (the decoder's model)."""
     arc = np.asarray(scores)
     n = len(heads) - 1
     total = float(sum(arc[heads[c], c] for c in range(1, n + 1)))
@@ -320,9 +349,12 @@ def second_order_tree_score(scores, sib, heads):
     for h in range(n + 1):
         right = [c for c in range(h + 1, n + 1) if heads[c] == h]
         left = [c for c in range(h - 1, 0, -1) if heads[c] == h]
-        for side in (right, left):
+        for side, none in ((right, h), (left, 0)):
             prev = h
             for c in side:
                 total += float(sib[h, prev, c])
                 prev = c
+            if h > 0:
+                # stop: sib[h, last, h], or sib[h, h, h] / sib[h, 0, h] if none
+                total += float(sib[h, prev if side else none, h])
     return total

@@ -4,13 +4,19 @@ The distribution is p(tree) proportional to exp(score(tree) / T) with
 score(tree) the sum of its arc scores ``arc[h, c]`` and of its sibling
 factors, McDonald & Pereira (2006)'s factorization as in
 ``eisner_second_order``: for every head h and each side of h, its dependents
-c1, c2, ... from h outwards add ``sib[h, h, c1] + sib[h, c1, c2] + ...``.
-Single root (one word attached to node 0), projective trees only.
+c1, c2, ... from h outwards add ``sib[h, h, c1] + sib[h, c1, c2] + ...``,
+and every word h >= 1 adds on each side the stop factor of Koo & Collins
+(2010): ``sib[h, c, h]`` for its outermost dependent c there, or
+``sib[h, h, h]`` / ``sib[h, 0, h]`` when it has no right / left dependent
+(the root has none). Single root (one word attached to node 0), projective
+trees only.
 
 This is the sum-product (inside-outside) version of McDonald & Pereira's
 second-order Eisner chart (the chart of ``eisner_second_order``, cells CR,
 CL, IR, IL and the sibling cell SB), in log space: the inside pass replaces
-the decoder's max by log-sum-exp, and the outside pass is its reverse-mode
+the decoder's max by log-sum-exp (the stop factors sit in the complete
+cells: CR[s, s] / CL[s, s] are the no-dependent stops, and the CR / CL rules
+add the outermost dependent's), and the outside pass is its reverse-mode
 derivative, so every cell carries d log Z / d cell, the probability that
 the cell's item is in the tree (a number in [0, 1]; no outside scores to
 overflow), as in ``marginals.projective_marginals``. Arc s -> t (s < t) is
@@ -60,6 +66,7 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
     cdef double* IR     # incomplete, arc s -> t
     cdef double* IL     # incomplete, arc t -> s
     cdef double* SB     # s and t adjacent siblings of a head outside [s, t]
+    cdef double* ST     # [h*N + x]: stop factor sib[h, x, h] / T, contiguous
     cdef double* buf
     cdef double* G      # the gradients d log Z / d cell, same layout
     cdef double* gCR
@@ -75,7 +82,7 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
     if n == 0:
         log_z[0] = 0.0
         return MARG_OK
-    A = <double*>malloc((6 * NN + N) * sizeof(double))
+    A = <double*>malloc((7 * NN + N) * sizeof(double))
     G = <double*>calloc(5 * NN, sizeof(double))
     if A == NULL or G == NULL:
         free(A)
@@ -86,7 +93,8 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
     IR = A + 3 * NN
     IL = A + 4 * NN
     SB = A + 5 * NN
-    buf = A + 6 * NN
+    ST = A + 6 * NN
+    buf = A + 7 * NN
     gCR = G
     gCL = G + NN
     gIR = G + 2 * NN
@@ -97,9 +105,13 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
         free(A)
         free(G)
         return rc
-    for s in range(N):
-        CR[s * N + s] = 0.0
-        CL[s * N + s] = 0.0
+    for s in range(1, N):       # row 0, the root's, stays unused
+        for r in range(N):
+            ST[s * N + r] = _sib(sib, N, s, r, s, inv_t)
+    # s has no right / left dependent: its stop factor.
+    for s in range(1, N):
+        CR[s * N + s] = ST[s * N + s]
+        CL[s * N + s] = ST[s * N]
 
     # Inside, over the words 1..n by increasing width (as the decoder).
     for w in range(1, n):
@@ -118,11 +130,12 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
             for r in range(s + 1, t):
                 buf[r - s] = SB[s * N + r] + IL[r * N + t] + _sib(sib, N, t, r, s, inv_t)
             IL[s * N + t] = log_sum_exp(buf, w) + A[t * N + s]
+            # CR / CL: r is the head's outermost dependent (its stop factor).
             for r in range(s + 1, t + 1):
-                buf[r - s - 1] = IR[s * N + r] + CR[r * N + t]
+                buf[r - s - 1] = IR[s * N + r] + CR[r * N + t] + ST[s * N + r]
             CR[s * N + t] = log_sum_exp(buf, w)
             for r in range(s, t):
-                buf[r - s] = CL[s * N + r] + IL[r * N + t]
+                buf[r - s] = CL[s * N + r] + IL[r * N + t] + ST[t * N + r]
             CL[s * N + t] = log_sum_exp(buf, w)
 
     # The root's single child m.
@@ -153,14 +166,14 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
             X = CL[s * N + t]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s, t):
-                    p = g * exp(CL[s * N + r] + IL[r * N + t] - X)
+                    p = g * exp(CL[s * N + r] + IL[r * N + t] + ST[t * N + r] - X)
                     gCL[s * N + r] += p
                     gIL[r * N + t] += p
             g = gCR[s * N + t]
             X = CR[s * N + t]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s + 1, t + 1):
-                    p = g * exp(IR[s * N + r] + CR[r * N + t] - X)
+                    p = g * exp(IR[s * N + r] + CR[r * N + t] + ST[s * N + r] - X)
                     gIR[s * N + r] += p
                     gCR[r * N + t] += p
             # IR[s, t] and IL[s, t] are complete: every use is wider or was
@@ -206,8 +219,10 @@ def second_order_marginals(scores, sib=None, temperature=1.0):
     scores: (n+1) x (n+1) arc scores ``scores[h, c]`` (float32; index 0 the
         root; -inf forbids an arc; column 0 and the diagonal ignored).
     sib: None (first order) or (n+1)^3 sibling scores ``sib[h, s, c]`` as in
-        ``eisner_k_best`` (s == h: c is h's first child on its side); -inf
-        forbids the sibling pair; NaN / +inf are refused.
+        ``eisner_k_best`` (s == h: c is h's first child on its side), with
+        the stop factors ``sib[h, c, h]``, ``sib[h, h, h]``, ``sib[h, 0, h]``
+        (module docstring); -inf forbids the sibling pair (or stop); NaN /
+        +inf are refused.
     temperature: T > 0, p(tree) proportional to exp(score(tree) / T).
 
     Returns ``(marginals, log_z)`` as ``projective_marginals``: float64

@@ -13,18 +13,22 @@ candidates costs O(n^2 * chain scan) instead of rescoring n^2 trees.
 
 The model is that of ``eisner_second_order``: arcs ``arc[h, c]`` plus
 ``sib[h, prev, c]`` for each head's dependents on each side taken outwards,
-``prev = h`` for the first.
+``prev = h`` for the first, plus every word's stop factors (Koo & Collins
+2010): ``sib[h, last, h]`` for its outermost dependent on a side, or
+``sib[h, h, h]`` / ``sib[h, 0, h]`` when it has no right / left one. A move
+changes the stop factor of the old or new head's side when c is (or
+becomes) the outermost dependent there, which the local gain includes.
 
 Forbidden arcs: a score of -inf in ``scores`` forbids the arc. A move onto a
-forbidden arc (or creating a -inf sibling pair) has gain -inf and is never
-made, so the climb keeps the start tree's property of avoiding them. The
-start is the best projective tree; when every projective tree uses a
-forbidden arc, it is the best first-order non-projective tree
+forbidden arc (or creating a -inf sibling pair or stop factor) has gain -inf
+and is never made, so the climb keeps the start tree's property of avoiding
+them. The start is the best projective tree; when every projective tree uses
+a forbidden arc, it is the best first-order non-projective tree
 (``chu_liu_edmonds`` on the arc scores), so an allowed tree is returned
 whenever one exists, and ``NoTreeError`` is raised otherwise. -inf sibling
-scores are honoured exactly only by the projective decoders; here, if the
-result still has a -inf sibling pair (only possible from the fallback
-start), ``NoTreeError`` is raised.
+(and stop) scores are honoured exactly only by the projective decoders;
+here, if the result still has a -inf sibling pair or stop factor (only
+possible from the fallback start), ``NoTreeError`` is raised.
 """
 from libc.stdlib cimport free, malloc
 
@@ -75,14 +79,18 @@ cdef void _neighbours(const int* heads, int N, int h, int c, int* prev, int* nxt
 
 
 cdef double _attach_gain(const float* sib, const int* heads, int N, int h, int c) noexcept nogil:
-    """Change of the sibling factors when c joins h's dependents (c not among
-    them yet)."""
+    """Change of the sibling and stop factors when c joins h's dependents (c
+    not among them yet)."""
     cdef int p, q
     cdef double g
     _neighbours(heads, N, h, c, &p, &q)
     g = _sib(sib, N, h, p, c)
     if q >= 0:
         g += _sib(sib, N, h, c, q) - _sib(sib, N, h, p, q)
+    elif h > 0:
+        # c becomes h's outermost dependent on its side: its stop factor
+        # replaces p's (h's "none on the left" stop is sib[h, 0, h]).
+        g += _sib(sib, N, h, c, h) - _sib(sib, N, h, p if p != h or c > h else 0, h)
     return g
 
 
@@ -110,7 +118,8 @@ cdef int improve_tree_c(const float* arc, const float* sib, int n, int* heads,
             if o == 0:
                 continue  # the root keeps exactly one child
             # Removing c from o's chain: c's own factor goes, o's chain closes
-            # over the gap (c is temporarily taken out of heads).
+            # over the gap, and o's stop moves inwards if c was outermost (c
+            # is temporarily taken out of heads).
             heads[c] = -1
             detach = -arc[o * N + c]
             if sib is not NULL:

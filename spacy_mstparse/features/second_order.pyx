@@ -16,10 +16,23 @@ first dependent), as in MSTParser. Hashing is that of the first-order
 features (``hashing.pxd``) into the same weight table, with template ids of
 their own.
 
+With ``stops`` (the ``sibling_stops`` feature setting), each word h also
+gets a stop factor on each side (Koo & Collins 2010): which dependent is
+its outermost one there, or that it has none. Templates, for each tag
+column: h-pos + last-pos; last-pos; h-word + last-pos; and, once, h-word +
+last-word ("last" is a "no dependent" marker when there is none), each
+conjoined with the side and with the side plus the binned distance from h
+to its outermost dependent. They give a second-order model valency: a verb
+without a left dependent, a preposition with one right dependent.
+
 Scoring fills an (n+1)^3 float32 array ``sib[h, s, c]`` (only cells with s
 equal to h or strictly between h and c are used; the rest stay 0). The
 templates without h do not depend on h when s != h, so their sums are
 computed once per ordered pair (s, c) and only the POS triple costs O(n^3).
+The stop factors live in cells the siblings never use, as the decoders read
+them (``decoders/eisner_second_order.pyx``): ``sib[h, last, h]`` for the
+outermost dependent ``last`` of word h on its side, ``sib[h, h, h]`` for no
+right dependent, ``sib[h, 0, h]`` for no left dependent; O(n^2) of them.
 """
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
@@ -34,7 +47,20 @@ from .hashing cimport mix, mix3
 from .factor_features cimport FactorFeatures
 from .sentence cimport Sentence
 from .weights cimport Weights, prefetch_weight, weight_at
-from .templates cimport MAX_TAGSETS, SIB_BASE, SIB_STRIDE, S_PP, S_PW, S_TRIP, S_WP, S_WW
+from .templates cimport (
+    MAX_TAGSETS,
+    SIB_BASE,
+    SIB_STRIDE,
+    S_PP,
+    S_PW,
+    S_STOP_HP,
+    S_STOP_P,
+    S_STOP_WP,
+    S_STOP_WW,
+    S_TRIP,
+    S_WP,
+    S_WW,
+)
 
 START_MARK = get_string_id("<mst-no-sibling>")
 
@@ -55,10 +81,49 @@ cdef inline uint64_t _dir_dist(int s, int c) noexcept nogil:
     return 3 + direction_distance(s, c)
 
 
+cdef inline uint64_t _stop_side(int h, int last) noexcept nogil:
+    """Side code of a stop factor: 1 = right (``last`` right of h, or h
+    itself: no right dependent), 2 = left (``last`` left of h, or 0)."""
+    return 1 if last >= h else 2
+
+
+cdef inline uint64_t _stop_dist(int h, int last) noexcept nogil:
+    """Side and binned distance from h to its outermost dependent (3..16),
+    or 18 / 19 for no dependent on the right / left."""
+    if last == h or last == 0:
+        return 17 + _stop_side(h, last)
+    return 3 + direction_distance(h, last)
+
+
 cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
-    """Hashed sibling features and sibling scoring (McDonald & Pereira 2006).
+    """Hashed sibling features and sibling scoring (McDonald & Pereira 2006),
+    with ``stops`` also the stop factors of every word (Koo & Collins 2010).
     (``FactorFeatures``: n_buckets, n_tagsets, ``score``.)
     """
+
+    def __init__(self, uint64_t n_buckets, int n_tagsets=1, bint stops=False):
+        FactorFeatures.__init__(self, n_buckets, n_tagsets)
+        self.stops = stops
+
+    def __reduce__(self):
+        return (type(self), (self.n_buckets, self.n_tagsets, self.stops))
+
+    cdef int stop_bases(self, Sentence s, int h, int last, uint64_t* out) noexcept nogil:
+        """Base hashes of the stop factor of word h whose outermost dependent
+        on one side is ``last`` (h: none on the right; 0: none on the left)."""
+        cdef int k = 0, t
+        cdef bint none = last == h or last == 0
+        cdef uint64_t tid, lP
+        cdef uint64_t hW = s.word[h]
+        cdef uint64_t lW = _START if none else s.word[last]
+        for t in range(s.n_tagsets):
+            tid = SIB_BASE + t * SIB_STRIDE
+            lP = _START if none else s.tag_row(t)[last]
+            out[k] = mix3(tid + S_STOP_HP, s.tag_row(t)[h], lP); k += 1
+            out[k] = mix(tid + S_STOP_P, lP); k += 1
+            out[k] = mix3(tid + S_STOP_WP, hW, lP); k += 1
+        out[k] = mix3(S_STOP_WW, hW, lW); k += 1
+        return k
 
     cdef int pair_bases(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil:
         """Base hashes of the templates that read the sibling and the child
@@ -147,6 +212,16 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
                     for t in range(s.n_tagsets):
                         total += weight_at(w, row[2 * t]) + weight_at(w, row[2 * t + 1])
                     out[(<Py_ssize_t>h * N + sib) * N + c] = <float>(scale * total)
+        if self.stops:
+            # cell [h, last, h]: last = h + 1..n or h (none) on the right,
+            # 1..h - 1 or 0 (none) on the left
+            for h in range(1, N):
+                for c in range(N):
+                    if c != h and c != 0 and arc != NULL and arc[h * N + c] == -INFINITY:
+                        continue
+                    k = self.stop_bases(s, h, c, bases)
+                    out[(<Py_ssize_t>h * N + c) * N + h] = <float>(
+                        scale * self.conj_sum(bases, k, _stop_side(h, c), _stop_dist(h, c), w))
         free(pair); free(ids)
         return 0
 
@@ -171,9 +246,28 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
             out[2 * j + 1] = mix(bases[j], d2) & self.mask
         return out
 
+    def stop_features(self, Sentence s, int h, int last):
+        """Bucket ids (uint64, with repetitions) of the stop factor of word h
+        whose outermost dependent on one side is ``last``: a word right or
+        left of h, or h for no right dependent, 0 for no left dependent (the
+        cell ``sib[h, last, h]`` the scores put it in)."""
+        self._check(s)
+        if not (1 <= h <= s.n and 0 <= last <= s.n):
+            raise ValueError(f"no stop factor ({h}, {last}) in a sentence of {s.n} words")
+        cdef uint64_t bases[MAX_PAIR_BASES]
+        cdef int k = self.stop_bases(s, h, last, bases)
+        cdef uint64_t d1 = _stop_side(h, last), d2 = _stop_dist(h, last)
+        cdef int j
+        out = numpy.empty(2 * k, dtype="uint64")
+        for j in range(k):
+            out[2 * j] = mix(bases[j], d1) & self.mask
+            out[2 * j + 1] = mix(bases[j], d2) & self.mask
+        return out
+
     def tree_features(self, Sentence s, const int32_t[:] heads):
         """Bucket ids (uint64, with repetitions) of all sibling factors of a
-        tree: every head's dependents on each side, from the head outwards."""
+        tree: every head's dependents on each side, from the head outwards
+        (and with ``stops`` every word's stop factor on each side)."""
         self._check(s)
         cdef int N = s.n + 1
         if heads.shape[0] != N:
@@ -191,6 +285,14 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
                 if heads[c] == h:
                     parts.append(self.factor_features(s, h, prev, c))
                     prev = c
+            if self.stops and h > 0:
+                # prev is now h's outermost left dependent, or h: none
+                parts.append(self.stop_features(s, h, 0 if prev == h else prev))
+                prev = h
+                for c in range(h + 1, N):
+                    if heads[c] == h:
+                        prev = c
+                parts.append(self.stop_features(s, h, prev))
         if not parts:
             return numpy.zeros(0, dtype="uint64")
         return numpy.concatenate(parts)

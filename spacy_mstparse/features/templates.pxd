@@ -71,7 +71,14 @@ cdef enum SiblingTemplate:
     S_PP = 2
     S_WP = 3
     S_PW = 4
+    # Stop factors (Koo & Collins 2010): head tag + outermost dependent's tag,
+    # outermost dependent's tag, head word + outermost dependent's tag ...
+    S_STOP_HP = 5
+    S_STOP_P = 6
+    S_STOP_WP = 7
     S_WW = 250
+    # ... and head word + outermost dependent's word (no tag).
+    S_STOP_WW = 251
 
 cdef enum GrandTemplate:
     # Grandparent templates: GRAND_BASE + tag column * GRAND_STRIDE + G_TRIP..G_HPCW,

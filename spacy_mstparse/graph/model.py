@@ -75,12 +75,13 @@ class GraphModel:
         quantize_weights: bool = False,
         keep_heads: int = 0,
     ):
-        self.check_settings(order, decoder)
+        self.check_settings(order, decoder, (), features.sibling_stops)
         self.features = features
         self.first_order = features.first_order
         self.order = int(order)
         self.decoder = decoder
-        self.sibling = SiblingFeatures(features.n_buckets, features.n_tagsets) if order >= 2 else None
+        self.sibling = (SiblingFeatures(features.n_buckets, features.n_tagsets,
+                                        features.sibling_stops) if order >= 2 else None)
         self.grandparent = (GrandparentFeatures(features.n_buckets, features.n_tagsets)
                             if order == 3 else None)
         self.labels = list(labels)
@@ -137,9 +138,11 @@ class GraphModel:
         return self._quantized
 
     @staticmethod
-    def check_settings(order: int, decoder: str, other_decoders: Tuple[str, ...] = ()) -> None:
+    def check_settings(order: int, decoder: str, other_decoders: Tuple[str, ...] = (),
+                       sibling_stops: bool = False) -> None:
         """ValueError unless ``order`` and ``decoder`` (a name of ``DECODERS``
-        or of ``other_decoders``, e.g. the component's "auto") go together."""
+        or of ``other_decoders``, e.g. the component's "auto") go together,
+        and the features' ``sibling_stops`` with the order."""
         if decoder not in DECODERS and decoder not in other_decoders:
             raise ValueError(f"decoder must be one of {sorted(DECODERS) + list(other_decoders)}, "
                              f"got {decoder!r}")
@@ -148,6 +151,9 @@ class GraphModel:
         if order == 3 and decoder in DECODERS and DECODERS[decoder].third_order is None:
             raise ValueError(f"order 3 (grandparents) is decoded projectively only: "
                              f"set decoder = \"eisner\", not {decoder!r}")
+        if sibling_stops and order < 2:
+            raise ValueError("features.sibling_stops adds stop factors to the sibling model: "
+                             "it needs order = 2 or 3 (set it to false for order = 1)")
 
     # -- scoring, decoding, labelling -------------------------------------------
     def scores(self, sentence, weights: Optional[numpy.ndarray] = None, scale: float = 1.0):

@@ -118,7 +118,8 @@ def scaled_scores(arc: numpy.ndarray, sib: Optional[numpy.ndarray],
     scores of the arc into word c (and its sibling factors) divided by
     temperature[c], then T = 1. p(tree) proportional to exp(sum over the
     tree's factors of score / T of the factor's dependent) is then
-    exp(score'(tree)). A single temperature is returned unchanged. Order 3's
+    exp(score'(tree)); a stop factor of word h (``sib[h, last, h]``) is
+    divided by temperature[h]. A single temperature is returned unchanged. Order 3's
     ``GrandScores`` give their sibling scores (the distribution leaves the
     grandparent factors out)."""
     if isinstance(sib, GrandScores):
