@@ -22,7 +22,10 @@ predicted tags (gold words and sentence starts in, nothing else)
 ablations, run only when named in ``--systems``
   ``mst-tagged-c0`` ``mst-tagged`` without word clusters (``cluster_bits = 0``);
   ``mst-tagged-o1`` ``mst-tagged`` at first order (with direction back-off);
-  ``mst-o2-r2``     ``mst-o2`` with ``replicas = 2``.
+  ``mst-o2-r2``     ``mst-o2`` with ``replicas = 2`` (since 2 is the config's own, the same);
+  ``mst-o2-r3``     ``mst-o2`` with ``replicas = 3``;
+  ``mst-o2-s0``     ``mst-o2`` without stop factors (``sibling_stops = false``);
+  ``mst-tagged-s0`` ``mst-tagged`` without stop factors.
 
 Every spaCy-trained system uses the same DocBins (``spacy_mstparse convert``, one sentence
 per Doc) and the same corpus reader (``spacy_mstparse.GoldAnnotationsCorpus.v1``, gold
@@ -105,6 +108,18 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
         "set": {"components.mst_parser.replicas": 2}, "optional": True,
     },
+    "mst-o2-r3": {
+        "label": "mst_parser, 2nd order, 3 replicas",
+        "description": "mst-o2 with replicas = 3 (not in the default set)",
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"components.mst_parser.replicas": 3}, "optional": True,
+    },
+    "mst-o2-s0": {
+        "label": "mst_parser, 2nd order, no stop factors",
+        "description": "mst-o2 with sibling_stops = false (not in the default set)",
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"components.mst_parser.features.sibling_stops": False}, "optional": True,
+    },
     "spacy-gold": {
         "label": "spaCy parser (tok2vec + POS/TAG)",
         "description": ("spaCy parser, 'init config -p parser -o efficiency' (CPU), tok2vec "
@@ -138,6 +153,13 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
         "drop": ["senter"], "set": {"components.mst_parser.order": 1,
                                     "components.mst_parser.features.direction_backoff": True},
+        "optional": True,
+    },
+    "mst-tagged-s0": {
+        "label": "spaCy tagger+morphologizer -> mst_parser, no stop factors",
+        "description": "mst-tagged with sibling_stops = false (not in the default set)",
+        "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
+        "drop": ["senter"], "set": {"components.mst_parser.features.sibling_stops": False},
         "optional": True,
     },
     "spacy-tagger-parser": {
