@@ -15,8 +15,7 @@ table; ``pip install 'spacy-mstparse[clusters]'``), then optionally by
 ``b<k>``: an arc table of 2^k weights instead of 2^22 (e.g. ``o2c6b24``),
 then optionally by ``s``: the sibling model's stop factors
 (``sibling_stops``, Koo & Collins 2010; order 2 or 3, e.g. ``o2c6b24s``),
-then optionally by ``l``: the arc templates over the two words left of the
-child (``child_left_words``), and last optionally by ``q``: predict with 8-bit weights
+and last optionally by ``q``: predict with 8-bit weights
 (``quantize_weights``; trained as without it).
 
 Usage::
@@ -40,12 +39,11 @@ V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_col
 
 def system_config(name: str) -> dict:
     """The component config of a system name such as ``o2c6``."""
-    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(l)?(q)?", name)
+    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?", name)
     if not match or match.group(1) not in BASES or (match.group(4) and name[1] == "1"):
         raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>, "
                          "then optionally + b<log2 of the arc table size>, then for o2 / o3 "
-                         "optionally + s for stop factors, then optionally + l for the child's left "
-                         "words, then optionally + q for 8-bit "
+                         "optionally + s for stop factors, then optionally + q for 8-bit "
                          "weights)")
     config = dict(BASES[match.group(1)])
     features = dict(config.get("features", V2_FEATURES))
@@ -53,9 +51,8 @@ def system_config(name: str) -> dict:
     if match.group(3):
         features["n_buckets"] = 2 ** int(match.group(3))
     features["sibling_stops"] = bool(match.group(4))
-    features["child_left_words"] = bool(match.group(5))
     config["features"] = features
-    if match.group(6):
+    if match.group(5):
         config["quantize_weights"] = True
     return config
 

@@ -109,7 +109,6 @@ def make_first_order_features(
     direction_backoff: bool = True,
     cluster_bits: int = 0,
     sibling_stops: bool = False,
-    child_left_words: bool = False,
 ) -> FeatureConfig:
     """McDonald et al. (2005) Table 1 features.
 
@@ -125,12 +124,10 @@ def make_first_order_features(
     sibling_stops: second order and above: also score each word's outermost
         dependent on each side, or that it has none (Koo & Collins 2010's
         stop factors: valency).
-    child_left_words: three more arc templates over the two words left of
-        the child (a UD noun's preposition, a conjunct's conjunction).
     """
     check_tag_columns(tag_columns)
     return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff, cluster_bits,
-                         sibling_stops, child_left_words)
+                         sibling_stops)
 
 
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")

@@ -82,31 +82,3 @@ def test_explain_honours_fixed_heads(parser_and_docs):
         doc[2]._.fixed_head = None
     with pytest.raises(ValueError, match="no token 99"):
         parser.explain(doc, 99)
-
-
-def test_child_left_word_templates_are_explained():
-    """With ``child_left_words`` the listed weights still sum to the arc
-    score, and the new templates show the words left of the child."""
-    import spacy
-    from test_mst_parser import SAMPLE, examples_from, new_parser, train
-
-    examples = examples_from(SAMPLE / "train.conllu", spacy.blank("en"), 120)
-    features = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "n_buckets": 2**18,
-                "child_left_words": True}
-    nlp, parser, examples = new_parser({"features": features}, examples)
-    train(parser, examples, 2)
-    doc = parser(examples[3].predicted.copy())
-    seen = 0
-    for i in range(2, len(doc)):
-        expl = parser.explain(doc, i)
-        head = expl["head"]
-        assert sum(r["weight"] for r in head["features"]) == pytest.approx(
-            head["arc_score"], rel=1e-4, abs=1e-3)
-        rows = [r for r in head["features"] if r["template"] == "h-word+c-1-word"]
-        assert len(rows) == 3
-        head_word = "<root>" if head["token"] is None else doc[head["token"]].lower_
-        assert rows[0]["values"] == f"{head_word} {doc[i - 1].lower_}"
-        rows = [r for r in head["features"] if r["template"] == "h-pos+c-2-word+c-pos"]
-        assert rows and doc[i - 2].lower_ in rows[0]["values"]
-        seen += 1
-    assert seen > 3

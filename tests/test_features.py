@@ -81,32 +81,6 @@ def test_hand_computed_arc_features(nlp):
     assert mix(mix3(T["HWP"], hW, hP), 16) % N_BUCKETS not in right
 
 
-def test_child_left_word_features(nlp):
-    # "John saw Mary": the three extra templates of child_left_words, over the
-    # first tag column, conjoined as every pair template.
-    s = encode(nlp, ["John", "saw", "Mary"], ["PROPN", "VERB", "PROPN"])
-    plain = FirstOrderFeatures(N_BUCKETS, 1, False)
-    feats = FirstOrderFeatures(N_BUCKETS, 1, False, False, False, True)
-    john, saw = get_string_id("john"), get_string_id("saw")
-    PROPN, VERB = nlp.vocab.strings["PROPN"], nlp.vocab.strings["VERB"]
-    HP_L1_CP, HP_L2_CP, HW_L1 = 40, 41, 42
-
-    def extra(h, c):
-        got = sorted(int(x) for x in feats.arc_features(s, h, c))
-        for x in plain.arc_features(s, h, c):
-            got.remove(int(x))
-        return got
-
-    # saw (2) -> Mary (3): word c-1 = "saw", c-2 = "john"; right, distance 1 (code 8)
-    bases = [mix(mix3(HP_L1_CP, VERB, saw), PROPN), mix(mix3(HP_L2_CP, VERB, john), PROPN),
-             mix3(HW_L1, saw, saw)]
-    assert extra(2, 3) == sorted([b % N_BUCKETS for b in bases] + [mix(b, 8) % N_BUCKETS for b in bases])
-    # saw (2) -> John (1): c-1 is the root, nothing at c-2 (id 0); left, distance 1
-    bases = [mix(mix3(HP_L1_CP, VERB, ROOT_WORD), PROPN), mix(mix3(HP_L2_CP, VERB, 0), PROPN),
-             mix3(HW_L1, saw, ROOT_WORD)]
-    assert extra(2, 1) == sorted([b % N_BUCKETS for b in bases] + [mix(b, 1) % N_BUCKETS for b in bases])
-
-
 def test_in_between_prefix_and_root_features(nlp):
     # root (0) -> "considered" (3): two words in between with distinct tags,
     # the child is longer than five characters, so prefix templates fire.
@@ -145,18 +119,15 @@ def test_morph_features(nlp):
     assert len(feats.arc_features(s, 2, 1)) - len(plain.arc_features(s, 2, 1)) == 2 * (1 + 2 + 2)
 
 
-@pytest.mark.parametrize("tag_columns,use_morph,backoff,left_words",
-                         [("upos", False, False, False), ("both", True, False, False),
-                          ("both", False, True, False), ("both", False, False, True)])
-def test_score_matrix_equals_sum_of_feature_weights(nlp, tag_columns, use_morph, backoff,
-                                                    left_words):
+@pytest.mark.parametrize("tag_columns,use_morph,backoff",
+                         [("upos", False, False), ("both", True, False), ("both", False, True)])
+def test_score_matrix_equals_sum_of_feature_weights(nlp, tag_columns, use_morph, backoff):
     words = "The quick brown foxes , which were jumping , saw the extraordinarily lazy dogs".split()
     pos = ["DET", "ADJ", "ADJ", "NOUN", "PUNCT", "PRON", "AUX", "VERB", "PUNCT", "VERB", "DET",
            "ADV", "ADJ", "NOUN"]
     morphs = ["Number=Plur" if p == "NOUN" else "" for p in pos]
     s = encode(nlp, words, pos, tag_columns, morphs, use_morph)
-    feats = FirstOrderFeatures(N_BUCKETS, 2 if tag_columns == "both" else 1, use_morph, backoff,
-                               False, left_words)
+    feats = FirstOrderFeatures(N_BUCKETS, 2 if tag_columns == "both" else 1, use_morph, backoff)
     assert feats.n_conjunctions == (3 if backoff else 2)
     w = numpy.random.RandomState(1).randn(N_BUCKETS).astype("float32")
     scores = feats.score(s, w, 0.5)

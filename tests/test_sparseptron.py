@@ -42,27 +42,23 @@ def reads_words(gid):
                for part in name.split("+"))
 
 
-@pytest.mark.parametrize("use_morph,backoff,left_words",
-                         [(False, False, False), (True, False, False), (False, True, False),
-                          (False, False, True)])
-def test_grouped_ids_equal_tree_features(nlp, use_morph, backoff, left_words):
+@pytest.mark.parametrize("use_morph,backoff", [(False, False), (True, False), (False, True)])
+def test_grouped_ids_equal_tree_features(nlp, use_morph, backoff):
     morphs = ["Case=Nom", "Number=Sing", "", "Number=Plur", "", "Number=Sing", ""]
     s = encode(nlp, ["Wonderful"] + WORDS[1:], POS, TAGS, morphs=morphs, use_morph=use_morph)
-    f = FirstOrderFeatures(2**20, 2, use_morph, backoff, False, left_words)
+    f = FirstOrderFeatures(2**20, 2, use_morph, backoff)
     rng = np.random.default_rng(0)
     for heads in [HEADS] + [np.r_[-1, rng.integers(0, 8, 7)].astype("int32") for _ in range(5)]:
         heads[1:][heads[1:] == np.arange(1, 8)] = 0
         ids, groups = fg.tree_features_grouped(f, s, heads)
         assert np.array_equal(ids, f.tree_features(s, heads))
-        assert set(groups.tolist()) <= set(fg.group_ids(2, use_morph, False, left_words))
+        assert set(groups.tolist()) <= set(fg.group_ids(2, use_morph))
         # Every template of the configuration fires somewhere on a tree
         # (morph ones only with use_morph).
     if use_morph:
         assert {33, 34, 35} <= set(groups.tolist())
     else:
         assert not {33, 34, 35} & set(groups.tolist())
-    assert ({40, 41, 42} <= set(groups.tolist())) == left_words
-    assert ({40, 41, 42} <= set(fg.group_ids(2, use_morph, False, left_words))) == left_words
 
 
 def test_changing_a_word_changes_only_the_word_groups(nlp):

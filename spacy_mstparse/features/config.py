@@ -19,7 +19,7 @@ class FeatureConfig:
 
     def __init__(self, tag_columns: str, use_morph: bool, n_buckets: int,
                  direction_backoff: bool = False, cluster_bits: int = 0,
-                 sibling_stops: bool = False, child_left_words: bool = False):
+                 sibling_stops: bool = False):
         if not 0 <= cluster_bits <= 64:
             raise ValueError(f"cluster_bits must be 0 (no clusters) to 64, got {cluster_bits}")
         self.tag_columns = tag_columns
@@ -29,23 +29,19 @@ class FeatureConfig:
         self.cluster_bits = cluster_bits   # Brown cluster row (features/clusters.py)
         # stop factors of the sibling model (features/second_order.pyx)
         self.sibling_stops = bool(sibling_stops)
-        self.child_left_words = bool(child_left_words)
         self.n_tagsets = (2 if tag_columns == "both" else 1) + (cluster_bits > 0)
         # validates n_buckets
         self.first_order = FirstOrderFeatures(n_buckets, self.n_tagsets, use_morph,
-                                              direction_backoff, cluster_bits > 0,
-                                              self.child_left_words)
+                                              direction_backoff, cluster_bits > 0)
 
     def to_dict(self):
         return {"tag_columns": self.tag_columns, "use_morph": self.use_morph,
                 "n_buckets": self.n_buckets, "direction_backoff": self.direction_backoff,
-                "cluster_bits": self.cluster_bits, "sibling_stops": self.sibling_stops,
-                "child_left_words": self.child_left_words}
+                "cluster_bits": self.cluster_bits, "sibling_stops": self.sibling_stops}
 
     @staticmethod
     def normalize(saved: dict) -> dict:
         """A saved ``to_dict`` with the defaults of keys that older models lack
         (models saved before ``direction_backoff``, ``cluster_bits`` or
-        ``sibling_stops`` or ``child_left_words`` existed did not use them)."""
-        return {"direction_backoff": False, "cluster_bits": 0, "sibling_stops": False,
-                "child_left_words": False, **saved}
+        ``sibling_stops`` existed did not use them)."""
+        return {"direction_backoff": False, "cluster_bits": 0, "sibling_stops": False, **saved}

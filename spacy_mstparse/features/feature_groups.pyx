@@ -38,12 +38,10 @@ _TEMPLATE_NAMES = {
     28: "hp-1+hp+cp+cp+1", 29: "hp+cp-1+cp", 30: "hp+hp+1+cp", 31: "hp-1+hp+cp",
     32: "hp+cp+cp+1", 33: "h-morph", 34: "c-morph", 35: "h-morph+c-morph",
     T_HC_CP: "h-cluster+c-pos", T_HP_CC: "h-pos+c-cluster", T_HC_CW: "h-cluster+c-word",
-    T_HW_CC: "h-word+c-cluster", T_HP_L1_CP: "h-pos+c-1-word+c-pos",
-    T_HP_L2_CP: "h-pos+c-2-word+c-pos", T_HW_L1: "h-word+c-1-word",
+    T_HW_CC: "h-word+c-cluster",
 }
 # Named without a tag column: no tag, or (the hybrid cluster pairs) fixed columns.
-_TAG_FREE = {2, 5, 7, 10, 16, 23, 33, 34, 35, T_HC_CP, T_HP_CC, T_HC_CW, T_HW_CC,
-             T_HP_L1_CP, T_HP_L2_CP, T_HW_L1}
+_TAG_FREE = {2, 5, 7, 10, 16, 23, 33, 34, 35, T_HC_CP, T_HP_CC, T_HC_CW, T_HW_CC}
 
 
 def group_name(int gid):
@@ -57,16 +55,13 @@ def group_name(int gid):
     return f"{name}/tag{gid // TAGSET_STRIDE + 1}"
 
 
-def group_ids(int n_tagsets, bint use_morph, bint cluster_row=False,
-              bint child_left_words=False):
+def group_ids(int n_tagsets, bint use_morph, bint cluster_row=False):
     """All group ids of a feature configuration, sorted."""
     ids = []
     for template in sorted(_TEMPLATE_NAMES):
         if template in (T_MORPH_H, T_MORPH_C, T_MORPH_HC) and not use_morph:
             continue
         if T_HC_CP <= template <= T_HW_CC and not cluster_row:
-            continue
-        if T_HP_L1_CP <= template <= T_HW_L1 and not child_left_words:
             continue
         if template in _TAG_FREE:
             ids.append(template)
@@ -104,7 +99,7 @@ cdef int unigram_groups(Sentence s, int i, bint as_head, bint use_morph,
 
 
 cdef int pair_groups(Sentence s, int h, int c, const int* n_between, bint use_morph,
-                     bint cluster_row, bint child_left_words, uint8_t* out) noexcept nogil:
+                     bint cluster_row, uint8_t* out) noexcept nogil:
     """Group ids in the order ``pair_bases`` emits its hashes."""
     cdef int k = 0, t, j, x
     cdef int tid
@@ -128,9 +123,6 @@ cdef int pair_groups(Sentence s, int h, int c, const int* n_between, bint use_mo
         out[k] = T_XX; k += 1
     if cluster_row:
         for x in range(T_HC_CP, T_HW_CC + 1):
-            out[k] = x; k += 1
-    if child_left_words:
-        for x in range(T_HP_L1_CP, T_HW_L1 + 1):
             out[k] = x; k += 1
     if use_morph:
         for j in range((s.morph_start[h + 1] - s.morph_start[h])
@@ -159,8 +151,7 @@ cdef int arc_features_grouped(FirstOrderFeatures f, Sentence s, int h, int c,
     if g != k:
         return -1
     k += f.pair_bases(s, h, c, between, n_between, buf + k)
-    g += pair_groups(s, h, c, n_between, f.use_morph, f.cluster_row,
-                     f.child_left_words, gbuf + g)
+    g += pair_groups(s, h, c, n_between, f.use_morph, f.cluster_row, gbuf + g)
     if g != k:
         return -1
     return k

@@ -23,7 +23,6 @@ cdef class FirstOrderFeatures:
     cdef readonly bint use_morph
     cdef readonly bint direction_backoff
     cdef readonly bint cluster_row
-    cdef readonly bint child_left_words
     cdef uint64_t mask
 
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil

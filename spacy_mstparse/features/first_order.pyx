@@ -16,13 +16,7 @@ tag columns (UPOS and XPOS) every template that reads a tag is emitted for
 each column. With ``cluster_row`` the last tag row holds Brown-cluster path
 prefixes (``features.clusters``, Koo et al. 2008): its column gets the tag
 templates like any other, and four hybrid pairs join the cluster of one end
-with the tag (first column) or the word of the other. With
-``child_left_words`` three pair templates read the words just left of the
-child (this project's addition): head tag + word c-1 + child tag, head tag +
-word c-2 + child tag (first tag column) and head word + word c-1. In UD a
-noun's preposition and a conjunct's conjunction are its own dependents,
-usually right before it, so they tell an arc into it "of" from "in" and
-"and" from a comma. Every feature is emitted
+with the tag (first column) or the word of the other. Every feature is emitted
 twice: alone and conjoined with the attachment direction and binned distance
 (1, 2, 3, 4, 5, 6-10, >10), as in MSTParser. With ``direction_backoff`` it is
 emitted a third time, conjoined with the direction alone: a level between the
@@ -109,13 +103,10 @@ cdef class FirstOrderFeatures:
         alone (three weights per feature instead of two).
     cluster_row (bool): the last of the n_tagsets rows holds word clusters
         (adds the hybrid cluster pairs).
-    child_left_words (bool): add the pair templates reading the two words
-        left of the child.
     """
 
     def __init__(self, uint64_t n_buckets, int n_tagsets=1, bint use_morph=False,
-                 bint direction_backoff=False, bint cluster_row=False,
-                 bint child_left_words=False):
+                 bint direction_backoff=False, bint cluster_row=False):
         if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
             raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
         if not 1 <= n_tagsets <= MAX_TAGSETS:
@@ -128,12 +119,10 @@ cdef class FirstOrderFeatures:
         if cluster_row and n_tagsets < 2:
             raise ValueError("cluster_row needs a tag row besides the cluster row")
         self.cluster_row = cluster_row
-        self.child_left_words = child_left_words
 
     def __reduce__(self):
         return (FirstOrderFeatures, (self.n_buckets, self.n_tagsets, self.use_morph,
-                                     self.direction_backoff, self.cluster_row,
-                                     self.child_left_words))
+                                     self.direction_backoff, self.cluster_row))
 
     @property
     def n_conjunctions(self):
@@ -149,8 +138,7 @@ cdef class FirstOrderFeatures:
                 if s.morph_start[i + 1] - s.morph_start[i] > max_m:
                     max_m = s.morph_start[i + 1] - s.morph_start[i]
         # head + child + pair templates of one arc
-        return ((50 + s.n) * s.n_tagsets + 4 * max_m + max_m * max_m + 16 + 4 * self.cluster_row
-                + 3 * self.child_left_words)
+        return (50 + s.n) * s.n_tagsets + 4 * max_m + max_m * max_m + 16 + 4 * self.cluster_row
 
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil:
         """Base hashes of the templates reading only token ``i``, as the head
@@ -328,12 +316,6 @@ cdef class FirstOrderFeatures:
             out[k] = mix3(T_HP_CC, row[h], C[c]); k += 1
             out[k] = mix3(T_HC_CW, C[h], cW); k += 1
             out[k] = mix3(T_HW_CC, s.word[h], C[c]); k += 1
-        if self.child_left_words:
-            # c - 1 >= 0 (0: the root's id); before the sentence, word id 0
-            row = s.tag_row(0)
-            out[k] = mix(mix3(T_HP_L1_CP, row[h], s.word[c - 1]), row[c]); k += 1
-            out[k] = mix(mix3(T_HP_L2_CP, row[h], s.word[c - 2] if c >= 2 else 0), row[c]); k += 1
-            out[k] = mix3(T_HW_L1, s.word[h], s.word[c - 1]); k += 1
         if self.use_morph:
             for mh in range(s.morph_start[h], s.morph_start[h + 1]):
                 for mc in range(s.morph_start[c], s.morph_start[c + 1]):

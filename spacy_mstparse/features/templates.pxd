@@ -62,16 +62,6 @@ cdef enum ClusterTemplate:
     T_HC_CW
     T_HW_CC
 
-cdef enum LeftWordTemplate:
-    # With child_left_words: the words just left of the child, which in UD
-    # are often its preposition or conjunction (case / cc dependents the
-    # arc cannot see otherwise): head tag + word c-1 + child tag, head tag +
-    # word c-2 + child tag (tags of column 0), head word + word c-1. Above
-    # the first-order ids, below the cluster pairs.
-    T_HP_L1_CP = 40
-    T_HP_L2_CP
-    T_HW_L1
-
 cdef enum SiblingTemplate:
     # Sibling templates: SIB_BASE + tag column * SIB_STRIDE + S_TRIP..S_PW,
     # and S_WW (no tag), all above the first-order ids of both tag columns.

@@ -37,8 +37,6 @@ ARC_TEMPLATE_ATTRS = {
     32: ("hp", "cp", "cp+1"), 33: ("hm",), 34: ("cm",), 35: ("hm", "cm"),
     # the hybrid cluster pairs (hC/cC: the cluster row, the view's last tags)
     48: ("hC", "cp"), 49: ("hp", "cC"), 50: ("hC", "cw"), 51: ("hw", "cC"),
-    # the child's left words (child_left_words; tags of the first column)
-    40: ("hp", "cw-1", "cp"), 41: ("hp", "cw-2", "cp"), 42: ("hw", "cw-1"),
 }
 LABEL_TEMPLATE_ATTRS = {
     "bias": (), "h-word": ("hw",), "c-word": ("cw",), "h-pos": ("hp",), "c-pos": ("cp",),
@@ -116,7 +114,6 @@ class _Reader:
             "hC": lambda: self.view.tags[-1][h], "cC": lambda: self.view.tags[-1][c],
             "hx": lambda: self.prefix(h, False), "cx": lambda: self.prefix(c, False),
             "hX": lambda: self.prefix(h, True), "cX": lambda: self.prefix(c, True),
-            "cw-1": lambda: self.word(c - 1), "cw-2": lambda: self.word(c - 2) if c >= 2 else "-",
             "hp+1": lambda: self.tag(h + 1), "hp-1": lambda: self.tag(h - 1),
             "cp+1": lambda: self.tag(c + 1), "cp-1": lambda: self.tag(c - 1),
             "dd": lambda: direction_distance(h, c), "dir": lambda: "R" if c > h else "L",
