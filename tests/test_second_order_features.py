@@ -32,6 +32,14 @@ def encode(nlp, words, pos, tag_columns="upos"):
     return SentenceEncoder(nlp.vocab, tag_columns, False).encode(doc, [(0, len(doc))])[0]
 
 
+def sample_sentence(nlp, tag_columns):
+    """A 13-word sentence with a relative clause (and its words)."""
+    words = "The quick brown foxes , which were jumping , saw the lazy dogs".split()
+    pos = ["DET", "ADJ", "ADJ", "NOUN", "PUNCT", "PRON", "AUX", "VERB", "PUNCT", "VERB", "DET",
+           "ADJ", "NOUN"]
+    return encode(nlp, words, pos, tag_columns), words
+
+
 def test_hand_computed_sibling_features(nlp):
     # "She gave him books": gave (2) has right dependents him (3), books (4).
     s = encode(nlp, ["She", "gave", "him", "books"], ["PRON", "VERB", "PRON", "NOUN"])
@@ -66,10 +74,7 @@ def test_hand_computed_sibling_features(nlp):
 
 @pytest.mark.parametrize("tag_columns", ["upos", "both"])
 def test_sibling_scores_equal_sum_of_feature_weights(nlp, tag_columns):
-    words = "The quick brown foxes , which were jumping , saw the lazy dogs".split()
-    pos = ["DET", "ADJ", "ADJ", "NOUN", "PUNCT", "PRON", "AUX", "VERB", "PUNCT", "VERB", "DET",
-           "ADJ", "NOUN"]
-    s = encode(nlp, words, pos, tag_columns)
+    s, words = sample_sentence(nlp, tag_columns)
     feats = SiblingFeatures(N_BUCKETS, 2 if tag_columns == "both" else 1)
     w = numpy.random.RandomState(2).randn(N_BUCKETS).astype("float32")
     sib = feats.score(s, w, 0.5)
@@ -124,10 +129,7 @@ def test_hand_computed_stop_features(nlp):
 
 @pytest.mark.parametrize("tag_columns", ["upos", "both"])
 def test_stop_scores_and_tree_features(nlp, tag_columns):
-    words = "The quick brown foxes , which were jumping , saw the lazy dogs".split()
-    pos = ["DET", "ADJ", "ADJ", "NOUN", "PUNCT", "PRON", "AUX", "VERB", "PUNCT", "VERB", "DET",
-           "ADJ", "NOUN"]
-    s = encode(nlp, words, pos, tag_columns)
+    s, words = sample_sentence(nlp, tag_columns)
     n_tagsets = 2 if tag_columns == "both" else 1
     plain = SiblingFeatures(N_BUCKETS, n_tagsets)
     feats = SiblingFeatures(N_BUCKETS, n_tagsets, stops=True)
