@@ -11,6 +11,7 @@ cdef class SiblingFeatures(FactorFeatures):
     cdef int pair_bases(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil
     cdef uint64_t trip_base(self, Sentence s, int t, int h, int sib, int c) noexcept nogil
     cdef int stop_bases(self, Sentence s, int h, int last, uint64_t* out) noexcept nogil
+    cdef _conjoined(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2)
     cdef double conj_sum(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
                          const Weights* w) noexcept nogil
     # Fill out ((n+1)^3, zeroed by the caller) with sibling scores; -1: no memory.

@@ -235,16 +235,11 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
             raise ValueError(f"sibling {sib} is not between head {h} and child {c}")
         cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]
         cdef int k = self.pair_bases(s, h, sib, c, bases)
-        cdef int t, j
+        cdef int t
         for t in range(s.n_tagsets):
             bases[k] = self.trip_base(s, t, h, sib, c); k += 1
-        cdef uint64_t d1 = _dir(h, c)
-        cdef uint64_t d2 = _dir_dist(sib, c) if sib != h else _dir_dist(h, c)
-        out = numpy.empty(2 * k, dtype="uint64")
-        for j in range(k):
-            out[2 * j] = mix(bases[j], d1) & self.mask
-            out[2 * j + 1] = mix(bases[j], d2) & self.mask
-        return out
+        return self._conjoined(bases, k, _dir(h, c),
+                               _dir_dist(sib, c) if sib != h else _dir_dist(h, c))
 
     def stop_features(self, Sentence s, int h, int last):
         """Bucket ids (uint64, with repetitions) of the stop factor of word h
@@ -256,12 +251,17 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
             raise ValueError(f"no stop factor ({h}, {last}) in a sentence of {s.n} words")
         cdef uint64_t bases[MAX_PAIR_BASES]
         cdef int k = self.stop_bases(s, h, last, bases)
-        cdef uint64_t d1 = _stop_side(h, last), d2 = _stop_dist(h, last)
-        cdef int j
+        return self._conjoined(bases, k, _stop_side(h, last), _stop_dist(h, last))
+
+    cdef _conjoined(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2):
+        """Bucket ids of ``k`` base hashes, each conjoined with ``d1`` and with
+        ``d2`` (as ``conj_sum`` reads them), as a uint64 array."""
         out = numpy.empty(2 * k, dtype="uint64")
+        cdef uint64_t[::1] view = out
+        cdef int j
         for j in range(k):
-            out[2 * j] = mix(bases[j], d1) & self.mask
-            out[2 * j + 1] = mix(bases[j], d2) & self.mask
+            view[2 * j] = mix(bases[j], d1) & self.mask
+            view[2 * j + 1] = mix(bases[j], d2) & self.mask
         return out
 
     def tree_features(self, Sentence s, const int32_t[:] heads):
@@ -273,26 +273,23 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
         if heads.shape[0] != N:
             raise ValueError(f"heads has length {heads.shape[0]}, expected {N}")
         parts = []
-        cdef int h, c, prev
+        cdef int h, c, prev, last_right
         for h in range(N):
             prev = h
             for c in range(h + 1, N):
                 if heads[c] == h:
                     parts.append(self.factor_features(s, h, prev, c))
                     prev = c
+            last_right = prev       # h's outermost right dependent, or h: none
             prev = h
             for c in range(h - 1, 0, -1):
                 if heads[c] == h:
                     parts.append(self.factor_features(s, h, prev, c))
                     prev = c
             if self.stops and h > 0:
-                # prev is now h's outermost left dependent, or h: none
+                # prev: h's outermost left dependent, or h (none: cell 0)
                 parts.append(self.stop_features(s, h, 0 if prev == h else prev))
-                prev = h
-                for c in range(h + 1, N):
-                    if heads[c] == h:
-                        prev = c
-                parts.append(self.stop_features(s, h, prev))
+                parts.append(self.stop_features(s, h, last_right))
         if not parts:
             return numpy.zeros(0, dtype="uint64")
         return numpy.concatenate(parts)
