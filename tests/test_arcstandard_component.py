@@ -10,7 +10,8 @@ import srsly
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from spacy_mstparse.components.arcstandard_svm import FORMAT_VERSION, _lift
+from spacy_mstparse.components.arcstandard_gold import lift
+from spacy_mstparse.components.arcstandard_svm import FORMAT_VERSION
 from spacy_mstparse.components.serialization import ModelDataError
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
@@ -107,7 +108,7 @@ def test_deprojectivized_output_restores_nonprojective_trees(trained):
                 continue
             n_nonproj += 1
             deps = [""] + [t.dep_ for t in sent]
-            lifted, decorated = _lift(heads, deps)
+            lifted, decorated = lift(heads, deps)
             doc = Doc(nlp.vocab, words=[t.text for t in sent])
             n = len(sent)
             relative = numpy.array([0 if lifted[i] == 0 else lifted[i] - i for i in range(1, n + 1)])

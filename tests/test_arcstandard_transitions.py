@@ -6,7 +6,7 @@ import numpy
 import pytest
 import spacy
 
-from spacy_mstparse.components.arcstandard_svm import _lift
+from spacy_mstparse.components.arcstandard_gold import lift
 from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.decoders.trees import is_projective, is_valid_tree
 from spacy_mstparse.transition.arc_standard import ArcStandardState, NotArcStandardTree, oracle
@@ -112,7 +112,7 @@ def test_oracle_on_every_sample_tree():
         if not is_projective(heads):
             with pytest.raises(NotArcStandardTree):
                 oracle(heads)
-            heads, deps = _lift(heads, deps)
+            heads, deps = lift(heads, deps)
             assert is_projective(heads) and is_valid_tree(heads)
             assert any("||" in d for d in deps)
             n_lifted += 1

@@ -27,7 +27,8 @@ lower-cased words and a rare-word cut-off. Differences from the seed:
 Input: words and the POS column ``tag_column`` (XPOS in ``token.tag`` as in
 the seed, or UPOS in ``token.pos``); sentences as for ``mst_parser``.
 
-State and saved parts (model format 2): ``arcstandard_state``.
+State and saved parts (model format 2): ``arcstandard_state``; the gold trees it
+learns from and its per-doc targets: ``arcstandard_gold``.
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
@@ -42,7 +43,6 @@ from spacy.util import logger
 from spacy.vocab import Vocab
 from wasabi import msg
 
-from ..decoders.trees import is_projective
 from ..scoring import score_parse
 from ..transition import training_scan
 from ..transition.features import ALL_GROUPS, group_mask
@@ -50,6 +50,7 @@ from ..transition.parser import ArcStandardModel
 from ..transition.svm import OneVsRestSVM
 from ..transition.svm import _rebuild as rebuild_svm
 from . import serialization
+from .arcstandard_gold import doc_targets, learnable_trees
 from .arcstandard_state import (
     DEFAULT_CONFIG,
     LEGACY_ARRAYS,
@@ -270,26 +271,13 @@ class ArcStandardSVM(DependencyPipe):
     # -- gold data ------------------------------------------------------------
     def training_trees(self, eg: Example):
         """The base's gold sentences (``gold_sentences``) that arc-standard
-        can learn from: (start, heads, deps) with exactly one root word, and
-        non-projective trees lifted (labels decorated, rare decorations
-        dropped once ``initialize`` has counted them) or skipped as set."""
-        for start, heads, deps in self.gold_sentences(eg, partial=False):
-            if len(heads) > 1 and int(numpy.count_nonzero(heads[1:] == 0)) != 1:
-                self._warn_once(
-                    "roots",
-                    f"[{self.name}] skipping gold sentences with more than one root word "
-                    "(arc-standard with one root builds trees with exactly one)",
-                )
-                continue
-            if not is_projective(heads):
-                self._counts["nonprojective"] += 1
-                if self.cfg["nonprojective"] == "drop":
-                    continue
-                heads, deps = _lift(heads, deps)
-                kept = self.inventory["lifted_labels"]
-                if kept is not None:
-                    deps = [d if d in kept else d.split(nonproj.DELIMITER)[0] for d in deps]
-            yield start, heads, deps
+        can learn from (``arcstandard_gold.learnable_trees``): (start, heads,
+        deps) with exactly one root word, and non-projective trees lifted
+        (rare decorations dropped once ``initialize`` has counted them) or
+        skipped as set."""
+        return learnable_trees(self.gold_sentences(eg, partial=False), self.cfg["nonprojective"],
+                               self.inventory["lifted_labels"], self._counts, self._warn_once,
+                               self.name)
 
     # -- set-up ---------------------------------------------------------------
     def initialize(
@@ -428,28 +416,13 @@ class ArcStandardSVM(DependencyPipe):
             if not gold:
                 continue
             self.check_tags(eg.predicted)
-            n_tokens = len(eg.predicted)
-            gold_heads = numpy.zeros(n_tokens, dtype="int32")
-            gold_classes = numpy.zeros(n_tokens, dtype="int32")
-            bounds = []
-            for start, heads, deps in gold:
-                n = len(heads) - 1
-                classes = classes_of(heads, deps)
-                if classes is None:
-                    self._warn_once(
-                        "labels",
-                        f"[{self.name}] skipping gold sentences with a label (or label and "
-                        "direction) not seen at initialization",
-                    )
-                    continue
-                gold_heads[start : start + n] = heads[1:]
-                gold_classes[start : start + n] = classes
-                bounds.append((start, start + n))
-            if not bounds:
+            gold_heads, gold_classes, bounds = doc_targets(
+                gold, len(eg.predicted), classes_of, self._warn_once, self.name)
+            if not len(bounds):
                 continue
             words, tags, dl, dr = self._encode(eg.predicted)
             n_configs, n_wrong, _ = model.train_doc(
-                words, tags, dl, dr, numpy.array(bounds, dtype="int32"), gold_heads, gold_classes
+                words, tags, dl, dr, bounds, gold_heads, gold_classes
             )
             losses[self.name] += n_wrong
             self.progress["svm_t"] = int(model.svm.t)
@@ -613,16 +586,3 @@ class ArcStandardSVM(DependencyPipe):
         if self._vocab_ids is None:  # pickled before initialize()
             self._set_lexicon(*empty_lexicon())
 
-
-def _lift(heads: numpy.ndarray, deps: List[str]) -> Tuple[numpy.ndarray, List[str]]:
-    """Pseudo-projective lifting (Nivre & Nilsson 2005, HEAD encoding) with
-    spaCy's ``nonproj.projectivize``: heads 0..n with the root at 0 ->
-    spaCy's convention (root word heads itself) and back."""
-    n = len(heads) - 1
-    root_word = int(numpy.flatnonzero(heads[1:] == 0)[0])
-    spacy_heads = [root_word if heads[i] == 0 else int(heads[i]) - 1 for i in range(1, n + 1)]
-    proj_heads, proj_deps = nonproj.projectivize(spacy_heads, deps[1:])
-    out = numpy.full(n + 1, -1, dtype="int32")
-    for i, h in enumerate(proj_heads):
-        out[i + 1] = 0 if h == i else h + 1
-    return out, [""] + list(proj_deps)
