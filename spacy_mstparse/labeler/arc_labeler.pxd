@@ -1,6 +1,7 @@
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 from ..features.sentence cimport Sentence
+from .label_features cimport RowTable
 from .restrictions cimport LabelRestrictions
 
 
@@ -11,6 +12,7 @@ cdef class ArcLabeler:
     cdef readonly int version
     cdef readonly int flags
     cdef uint64_t mask
+    cdef RowTable table           # mask and row width for label_features
     cdef LabelRestrictions restriction_table   # keys: (head tag, child tag, direction)
 
     cdef uint64_t _restriction_key(self, Sentence s, int h, int c) noexcept nogil
