@@ -109,6 +109,7 @@ def make_first_order_features(
     direction_backoff: bool = True,
     cluster_bits: int = 0,
     sibling_stops: bool = False,
+    supertags: bool = False,
 ) -> FeatureConfig:
     """McDonald et al. (2005) Table 1 features.
 
@@ -124,10 +125,13 @@ def make_first_order_features(
     sibling_stops: second order and above: also score each word's outermost
         dependent on each side, or that it has none (Koo & Collins 2010's
         stop factors: valency).
+    supertags: a tag row of the dependency supertags an ``mst_supertagger``
+        earlier in the pipeline predicted (``doc._.supertag_ids``; label, head
+        direction and valence of each word, from the tok2vec's context).
     """
     check_tag_columns(tag_columns)
     return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff, cluster_bits,
-                         sibling_stops)
+                         sibling_stops, supertags)
 
 
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")

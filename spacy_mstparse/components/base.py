@@ -25,6 +25,7 @@ from spacy.training import Example, validate_examples
 from spacy.util import SimpleFrozenList, ensure_path, minibatch
 
 from .. import __version__
+from ..features.doc_arrays import SentenceEncoder
 from . import serialization
 from .serialization import ModelDataError
 
@@ -189,6 +190,9 @@ class DependencyPipe(Pipe):
         """The doc attributes (``"POS"``, ``"TAG"``) the features read."""
         raise NotImplementedError
 
+    # whether the features read an mst_supertagger's doc._.supertag_ids
+    reads_supertags = False
+
     def check_tags(self, doc: Doc) -> None:
         """Warn once per missing tag column that the features read."""
         for attr in self.tag_attrs:
@@ -200,6 +204,14 @@ class DependencyPipe(Pipe):
                     "or give it gold tags (spacy_mstparse.GoldAnnotationsCorpus.v1 in training, "
                     "--gold-tags in the CLI).",
                 )
+        if self.reads_supertags and not SentenceEncoder.has_supertags(doc):
+            self._warn_once(
+                "supertags",
+                f"[{self.name}] docs have no supertags (doc._.supertag_ids) but the parser's "
+                "features read them (features.supertags = true). Add an mst_supertagger before "
+                "the parser, and to [training] annotating_components so that the parser trains "
+                "on them (configs/mst_parser_tagged.cfg).",
+            )
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:

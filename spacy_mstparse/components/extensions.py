@@ -24,6 +24,7 @@ from typing import List, Optional
 
 from spacy.tokens import Doc, Token
 
+from ..features.doc_arrays import SUPERTAG_ATTR, SentenceEncoder
 from ..graph.constraints import Constraints
 from ..graph.explain import WordView, explain_arc, format_explanation
 from ..graph.probabilities import analyse
@@ -138,6 +139,10 @@ def word_view(pipe, doc: Doc, start: int, end: int) -> WordView:
     span = doc[start:end]
     columns = {"POS": lambda t: t.pos_, "TAG": lambda t: t.tag_}
     tags = [["<root>"] + [columns[a](t) for t in span] for a in pipe.tag_attrs if a in columns]
+    if pipe.features.supertags:
+        ids = doc._.get(SUPERTAG_ATTR) if SentenceEncoder.has_supertags(doc) else None
+        tags.append(["<root>"] + ["<no-supertag>" if ids is None else doc.vocab.strings[int(x)]
+                                  for x in ([None] * len(span) if ids is None else ids[start:end])])
     if pipe.features.cluster_bits:
         tags.append(["<root>"] + pipe.encoder.cluster_names(span))
     morphs = [[]] + [[f for f in str(t.morph).split("|") if f] for t in span]

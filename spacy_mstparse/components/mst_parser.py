@@ -150,7 +150,8 @@ class MSTParser(DependencyPipe):
         self.vocab = vocab
         self.name = name
         self.encoder = SentenceEncoder(vocab, self.features.tag_columns, self.features.use_morph,
-                                       self.features.cluster_bits)
+                                       self.features.cluster_bits, self.features.supertags)
+        self.reads_supertags = self.features.supertags
         self.scorer = scorer
         self.graph: Optional[GraphModel] = None
         self.trainer: Optional[GraphTrainer] = None

@@ -19,7 +19,7 @@ class FeatureConfig:
 
     def __init__(self, tag_columns: str, use_morph: bool, n_buckets: int,
                  direction_backoff: bool = False, cluster_bits: int = 0,
-                 sibling_stops: bool = False):
+                 sibling_stops: bool = False, supertags: bool = False):
         if not 0 <= cluster_bits <= 64:
             raise ValueError(f"cluster_bits must be 0 (no clusters) to 64, got {cluster_bits}")
         self.tag_columns = tag_columns
@@ -29,7 +29,9 @@ class FeatureConfig:
         self.cluster_bits = cluster_bits   # Brown cluster row (features/clusters.py)
         # stop factors of the sibling model (features/second_order.pyx)
         self.sibling_stops = bool(sibling_stops)
-        self.n_tagsets = (2 if tag_columns == "both" else 1) + (cluster_bits > 0)
+        # a tag row of predicted dependency supertags (features/supertags.py)
+        self.supertags = bool(supertags)
+        self.n_tagsets = (2 if tag_columns == "both" else 1) + self.supertags + (cluster_bits > 0)
         # validates n_buckets
         self.first_order = FirstOrderFeatures(n_buckets, self.n_tagsets, use_morph,
                                               direction_backoff, cluster_bits > 0)
@@ -37,11 +39,13 @@ class FeatureConfig:
     def to_dict(self):
         return {"tag_columns": self.tag_columns, "use_morph": self.use_morph,
                 "n_buckets": self.n_buckets, "direction_backoff": self.direction_backoff,
-                "cluster_bits": self.cluster_bits, "sibling_stops": self.sibling_stops}
+                "cluster_bits": self.cluster_bits, "sibling_stops": self.sibling_stops,
+                "supertags": self.supertags}
 
     @staticmethod
     def normalize(saved: dict) -> dict:
         """A saved ``to_dict`` with the defaults of keys that older models lack
-        (models saved before ``direction_backoff``, ``cluster_bits`` or
-        ``sibling_stops`` existed did not use them)."""
-        return {"direction_backoff": False, "cluster_bits": 0, "sibling_stops": False, **saved}
+        (models saved before ``direction_backoff``, ``cluster_bits``,
+        ``sibling_stops`` or ``supertags`` existed did not use them)."""
+        return {"direction_backoff": False, "cluster_bits": 0, "sibling_stops": False,
+                "supertags": False, **saved}

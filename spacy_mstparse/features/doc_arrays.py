@@ -5,7 +5,9 @@ Reads the lower-cased form, the tag column(s) chosen by ``tag_columns``
 features (``token.morph``) of every word, and prepends the artificial root.
 With a ``ClusterTable`` (``features.clusters``) and ``cluster_bits`` > 0 the
 last tag row holds the first ``cluster_bits`` bits of each word's Brown
-cluster path (Koo et al. 2008).
+cluster path (Koo et al. 2008). With ``supertags`` a tag row before it holds
+the supertags an ``mst_supertagger`` predicted (``doc._.supertag_ids``;
+``features.supertags``), 0 for a doc without them.
 """
 from typing import Dict, List, Optional, Tuple
 
@@ -18,6 +20,9 @@ from .clusters import ClusterTable, path_text
 from .sentence import ROOT_TAG, ROOT_WORD, Sentence
 
 TAG_COLUMNS = {"upos": (POS,), "xpos": (TAG,), "both": (POS, TAG)}
+# The Doc extension holding predicted supertags (string ids), set by mst_supertagger.
+SUPERTAG_ATTR = "supertag_ids"
+NO_SUPERTAG = 0
 PREFIX_LENGTH = 5
 
 
@@ -29,10 +34,11 @@ class SentenceEncoder:
     cluster_bits (int): add a row of Brown cluster path prefixes of this many
         bits (0: none); ``clusters`` (a ``ClusterTable``) must be set before
         encoding.
+    supertags (bool): add a row of the docs' predicted supertags.
     """
 
     def __init__(self, vocab, tag_columns: str = "upos", use_morph: bool = False,
-                 cluster_bits: int = 0):
+                 cluster_bits: int = 0, supertags: bool = False):
         if tag_columns not in TAG_COLUMNS:
             raise ValueError(
                 f"tag_columns must be one of {sorted(TAG_COLUMNS)}, got {tag_columns!r}"
@@ -41,13 +47,18 @@ class SentenceEncoder:
         self.tag_attrs = TAG_COLUMNS[tag_columns]
         self.use_morph = use_morph
         self.cluster_bits = cluster_bits
+        self.supertags = supertags
         self.clusters: Optional[ClusterTable] = None
         self._prefixes: Dict[int, Tuple[int, bool]] = {}
         self._morphs: Dict[int, Tuple[int, ...]] = {}
 
     @property
     def n_tagsets(self) -> int:
-        return len(self.tag_attrs) + (self.cluster_bits > 0)
+        return len(self.tag_attrs) + self.supertags + (self.cluster_bits > 0)
+
+    @staticmethod
+    def has_supertags(doc: Doc) -> bool:
+        return Doc.has_extension(SUPERTAG_ATTR) and doc._.get(SUPERTAG_ATTR) is not None
 
     def encode(self, doc: Doc, bounds: List[Tuple[int, int]]) -> List[Sentence]:
         """Sentences for the token ranges ``bounds`` ([(start, end), ...]) of doc."""
@@ -55,13 +66,22 @@ class SentenceEncoder:
         array = doc.to_array(attrs).astype("uint64", copy=False)
         if array.ndim == 1:
             array = array.reshape((-1, len(attrs)))
-        if self.cluster_bits:  # the cluster row goes after the tags, before MORPH
+        n_tags = len(self.tag_attrs)
+        columns = [array[:, : 1 + n_tags]]   # LOWER and the tags
+        if self.supertags:
+            ids = doc._.get(SUPERTAG_ATTR) if self.has_supertags(doc) else None
+            if ids is not None and len(ids) != len(doc):
+                raise ValueError(f"doc._.{SUPERTAG_ATTR} has {len(ids)} entries for "
+                                 f"{len(doc)} tokens")
+            columns.append(numpy.full(len(doc), NO_SUPERTAG, dtype="uint64") if ids is None
+                           else numpy.asarray(ids, dtype="uint64"))
+        if self.cluster_bits:  # the cluster row goes last, before MORPH
             if self.clusters is None:
                 raise ValueError("cluster_bits > 0 but no word clusters were loaded")
-            array = numpy.column_stack([
-                array[:, :-2],
-                self.clusters.column(array[:, -1], array[:, 0], self.cluster_bits),
-                array[:, -2]])
+            columns.append(self.clusters.column(array[:, -1], array[:, 0], self.cluster_bits))
+        columns.append(array[:, 1 + n_tags])  # MORPH
+        if len(columns) > 2:
+            array = numpy.column_stack(columns)
         strings = doc.vocab.strings
         return [self._sentence(array[start:end], strings) for start, end in bounds]
 
