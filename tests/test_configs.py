@@ -125,6 +125,7 @@ def test_tagged_pipeline_trains_parser_on_predicted_tags(docbins):
     dev = list(spacy.registry.resolve(config.interpolate()["corpora"])["dev"](nlp))
     scores = nlp.evaluate(dev)
     assert scores["tag_acc"] > 0.8
+    assert scores["supertag_acc"] > 0.4   # the parser reads these (features.supertags)
     assert scores["dep_uas"] > 0.6
     # Raw text: trained on docs of 10 sentences (docbins), the senter splits
     # a plain paragraph; trained on one sentence per doc it never splits.
@@ -137,4 +138,4 @@ def test_tagged_pipeline_trains_parser_on_predicted_tags(docbins):
     for sent in sents:
         assert sum(token.head.i == token.i for token in sent) == 1, sent
         assert all(sent.start <= token.head.i < sent.end for token in sent), sent
-    assert all(token.tag_ and token.pos_ and token.dep_ for token in doc)
+    assert all(token.tag_ and token.pos_ and token.dep_ and token._.supertag for token in doc)

@@ -189,7 +189,8 @@ class MSTParser(DependencyPipe):
         label_list, root_label = self.label_census(get_examples(), labels)
         self.cfg.update(labels=label_list, root_label=root_label,
                         labeler_version=GraphModel.LATEST_LABELER)
-        gold = list(self.training_sentences(get_examples()))
+        # (no tag check: annotating components tag the docs of update(), not these)
+        gold = list(self.training_sentences(get_examples(), check_tags=False))
         if self.cfg["decoder"] == "auto":
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
@@ -204,7 +205,7 @@ class MSTParser(DependencyPipe):
                           label_buckets=self.cfg["label_buckets"],
                           labeler_version=self.cfg.get("labeler_version", 1))
 
-    def training_sentences(self, examples):
+    def training_sentences(self, examples, check_tags: bool = True):
         """(Sentence, gold heads, gold label ids) of every usable reference sentence."""
         label_ids = {label: i for i, label in enumerate(self.cfg["labels"])}
         limit = self.cfg["max_sentence_length"]
@@ -218,7 +219,8 @@ class MSTParser(DependencyPipe):
                 gold.append((start, heads, deps))
             if not gold:
                 continue
-            self.check_tags(eg.predicted)
+            if check_tags:
+                self.check_tags(eg.predicted)
             bounds = [(start, start + len(heads) - 1) for start, heads, _ in gold]
             for sentence, (_, heads, deps) in zip(self.encoder.encode(eg.predicted, bounds), gold):
                 labels = numpy.array([-1] + [label_ids.get(d, -1) for d in deps[1:]], dtype="int32")

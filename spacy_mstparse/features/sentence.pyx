@@ -3,7 +3,8 @@
 A ``Sentence`` holds, for the artificial root (index 0) and the words 1..n of
 one sentence, the ids the feature templates of McDonald et al. (2005) use:
 lower-cased word, 5-character prefix (and whether the word is longer than
-five characters), one or two tag rows (UPOS and/or XPOS) padded with
+five characters), the tag rows (UPOS and/or XPOS, and supertags or word
+clusters when the features read them) padded with
 begin/end-of-sentence markers, and the morphological features (FEATS,
 Nguyen et al. 2007) as a CSR list.
 """
@@ -65,3 +66,10 @@ cdef class Sentence:
 
     def __len__(self):
         return self.n
+
+    def tag_values(self, int t):
+        """Tag row ``t`` as a uint64 array of n+1 ids (entry 0: the root)."""
+        if not 0 <= t < self.n_tagsets:
+            raise IndexError(f"tag row {t} of {self.n_tagsets}")
+        cdef const uint64_t* row = self.tag_row(t)
+        return numpy.array([row[i] for i in range(self.n + 1)], dtype="uint64")
