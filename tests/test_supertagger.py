@@ -185,3 +185,11 @@ def test_supertagger_needs_parsed_training_data():
     unparsed = [Example(Doc(nlp.vocab, words=WORDS), Doc(nlp.vocab, words=WORDS))]
     with pytest.raises(ValueError, match="no supertags in the training examples"):
         nlp.initialize(lambda: unparsed)
+
+
+def test_too_many_tag_columns_is_a_config_error():
+    from spacy_mstparse.features.config import FeatureConfig
+    with pytest.raises(ValueError, match="makes 4 tag columns.*tag_columns = \"upos\""):
+        FeatureConfig("both", False, 2**16, cluster_bits=6, supertags=True)
+    assert FeatureConfig("upos", False, 2**16, cluster_bits=6, supertags=True).n_tagsets == 3
+    assert FeatureConfig("both", False, 2**16, supertags=True).n_tagsets == 3

@@ -7,6 +7,7 @@ from .first_order import FirstOrderFeatures
 # The weight-table size every default refers to (a power of two).
 DEFAULT_N_BUCKETS = 2**22
 TAG_COLUMNS = ("upos", "xpos", "both")
+MAX_TAG_ROWS = 3   # templates.pxd's MAX_TAGSETS
 
 
 def check_tag_columns(tag_columns: str) -> None:
@@ -32,6 +33,12 @@ class FeatureConfig:
         # a tag row of predicted dependency supertags (features/supertags.py)
         self.supertags = bool(supertags)
         self.n_tagsets = (2 if tag_columns == "both" else 1) + self.supertags + (cluster_bits > 0)
+        if self.n_tagsets > MAX_TAG_ROWS:
+            raise ValueError(
+                f"tag_columns = {tag_columns!r} with supertags and word clusters makes "
+                f"{self.n_tagsets} tag columns, more than the {MAX_TAG_ROWS} the feature ids "
+                "have room for: read one tag column besides them (tag_columns = \"upos\", as "
+                "configs/mst_parser_tagged.cfg)")
         # validates n_buckets
         self.first_order = FirstOrderFeatures(n_buckets, self.n_tagsets, use_morph,
                                               direction_backoff, cluster_bits > 0)
