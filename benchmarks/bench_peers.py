@@ -16,8 +16,9 @@ gold tags (gold words, sentences, UPOS/XPOS/FEATS/lemmas in; heads and labels ou
   ``udpipe1``  UDPipe 1's parser (Parsito; PyPI ``ufal.udpipe``) trained on the train file
                with tokenizer and tagger off, run on the dev words and gold tags;
 predicted tags (gold words and sentence starts in, nothing else)
-  ``mst-tagged`` spaCy tok2vec + tagger + morphologizer feeding ``mst_parser``
-               (``configs/mst_parser_tagged.cfg`` without its senter: sentences are given);
+  ``mst-tagged`` spaCy tok2vec + tagger + morphologizer + ``mst_supertagger`` feeding
+               ``mst_parser`` (``configs/mst_parser_tagged.cfg`` without its senter:
+               sentences are given);
   ``spacy-tagger-parser`` spaCy's ``init config -p tagger,parser -o efficiency`` (CPU) as is.
 ablations, run only when named in ``--systems``
   ``mst-tagged-c0`` ``mst-tagged`` without word clusters (``cluster_bits = 0``);
@@ -25,7 +26,8 @@ ablations, run only when named in ``--systems``
   ``mst-o2-r2``     ``mst-o2`` with ``replicas = 2`` (since 2 is the config's own, the same);
   ``mst-o2-r3``     ``mst-o2`` with ``replicas = 3``;
   ``mst-o2-s0``     ``mst-o2`` without stop factors (``sibling_stops = false``);
-  ``mst-tagged-s0`` ``mst-tagged`` without stop factors.
+  ``mst-tagged-s0`` ``mst-tagged`` without stop factors;
+  ``mst-tagged-st0`` ``mst-tagged`` without the supertagger, reading UPOS + XPOS.
 
 Every spaCy-trained system uses the same DocBins (``spacy_mstparse convert``, one sentence
 per Doc) and the same corpus reader (``spacy_mstparse.GoldAnnotationsCorpus.v1``, gold
@@ -132,9 +134,9 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "kind": "udpipe", "tags": GOLD,
     },
     "mst-tagged": {
-        "label": "spaCy tagger+morphologizer -> mst_parser",
-        "description": ("spaCy tok2vec + tagger + morphologizer feeding mst_parser "
-                        "(configs/mst_parser_tagged.cfg without senter)"),
+        "label": "spaCy tagger+morphologizer+supertagger -> mst_parser",
+        "description": ("spaCy tok2vec + tagger + morphologizer + mst_supertagger feeding "
+                        "mst_parser (configs/mst_parser_tagged.cfg without senter)"),
         "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
         "drop": ["senter"],
     },
@@ -162,12 +164,25 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "drop": ["senter"], "set": {"components.mst_parser.features.sibling_stops": False},
         "optional": True,
     },
+    "mst-tagged-st0": {
+        "label": "spaCy tagger+morphologizer -> mst_parser (UPOS + XPOS, no supertags)",
+        "description": ("mst-tagged without mst_supertagger, reading UPOS + XPOS (the shipped "
+                        "config before supertags; not in the default set)"),
+        "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
+        "drop": ["senter", "mst_supertagger"],
+        "set": {"components.mst_parser.features.supertags": False,
+                "components.mst_parser.features.tag_columns": "both",
+                "training.annotating_components": ["tok2vec", "tagger", "morphologizer"]},
+        "optional": True,
+    },
     "spacy-tagger-parser": {
         "label": "spaCy tagger + parser",
         "description": "spaCy 'init config -p tagger,parser -o efficiency' (CPU)",
         "kind": "spacy", "tags": PREDICTED, "init": "tagger,parser",
     },
 }
+# the score weights of a dropped component (by key prefix)
+DROPPED_SCORES = {"senter": "sents_", "mst_supertagger": "supertag_"}
 DEFAULT_SYSTEMS = tuple(name for name, spec in SYSTEMS.items() if not spec.get("optional"))
 
 
@@ -279,7 +294,7 @@ def prepare_config(name: str, spec: Dict[str, Any], work: Path, epochs: int) -> 
             config["nlp"]["pipeline"] = [c for c in config["nlp"]["pipeline"] if c != comp]
             config["components"].pop(comp, None)
             for key in list(config["training"]["score_weights"]):
-                if key.startswith("sents_"):
+                if key.startswith(DROPPED_SCORES.get(comp, "\0")):
                     config["training"]["score_weights"].pop(key)
             info.setdefault("changes", []).append(f"removed component {comp}")
     for dotted, value in spec.get("set", {}).items():

@@ -230,3 +230,23 @@ def test_merge_combines_runs_and_names_each_command():
     table = bench_peers.markdown_table(merged)
     assert "--systems b" in table and "30 epoch(s), capped at 70 min" in table
     assert "separate runs" in table
+
+
+def test_supertag_ablation_drops_the_supertagger_and_its_score(tmp_path):
+    import spacy
+
+    info = bench_peers.prepare_config("mst-tagged-st0", bench_peers.SYSTEMS["mst-tagged-st0"],
+                                      tmp_path, 3)
+    config = spacy.util.load_config(tmp_path / "configs" / "mst-tagged-st0.cfg")
+    assert "mst_supertagger" not in config["nlp"]["pipeline"]
+    assert "mst_supertagger" not in config["components"]
+    assert "mst_supertagger" not in config["training"]["annotating_components"]
+    assert "supertag_acc" not in config["training"]["score_weights"]
+    features = config["components"]["mst_parser"]["features"]
+    assert features["supertags"] is False and features["tag_columns"] == "both"
+    assert "removed component mst_supertagger" in info["changes"]
+    shipped = bench_peers.prepare_config("mst-tagged", bench_peers.SYSTEMS["mst-tagged"],
+                                         tmp_path, 3)
+    config = spacy.util.load_config(tmp_path / "configs" / "mst-tagged.cfg")
+    assert "mst_supertagger" in config["training"]["annotating_components"]
+    assert "supertag_acc" in config["training"]["score_weights"] and shipped
