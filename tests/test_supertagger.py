@@ -63,7 +63,6 @@ def test_encoder_reads_the_supertag_row_before_the_clusters():
     vocab = spacy.blank("en").vocab
     doc = Doc(vocab, words=WORDS, pos=POS)
     ids = numpy.array([vocab.strings.add(t) for t in supertags(HEADS, DEPS)], dtype="uint64")
-    import spacy_mstparse.components.supertagger  # noqa: F401  (registers doc._.supertag_ids)
     doc._.set(SUPERTAG_ATTR, ids)
     encoder = SentenceEncoder(vocab, "upos", supertags=True)
     assert encoder.n_tagsets == 2

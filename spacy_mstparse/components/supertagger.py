@@ -14,6 +14,7 @@ annotating_components`` (``configs/mst_parser_tagged.cfg``).
 Extension attributes (registered on import): ``doc._.supertag_ids`` (numpy
 uint64 string ids, or None) and ``token._.supertag`` (the string, or None).
 """
+from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
@@ -120,7 +121,7 @@ class Supertagger(Tagger):
         for tag in sorted(found):
             self.add_label(tag)
         docs, truths = [], []
-        for eg in list(get_examples())[:10]:
+        for eg in islice(get_examples(), 10):
             docs.append(eg.x)
             gold = gold_supertags(eg)
             truths.append(self.model.ops.asarray(
