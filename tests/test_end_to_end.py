@@ -254,7 +254,8 @@ def test_spacy_package_installs_and_loads_in_fresh_venv(finished_project, fresh_
     # The component warns when its features read a tag column the doc lacks.
     assert "annotation but the parser's features" not in result.stderr, result.stderr
     parsed = json.loads(result.stdout.strip().splitlines()[-1])
-    assert parsed["pipeline"] == ["tok2vec", "tagger", "morphologizer", "senter", "mst_parser"]
+    assert parsed["pipeline"] == ["tok2vec", "tagger", "morphologizer", "mst_supertagger", "senter",
+                                  "mst_parser"]
     # The fresh venv's own (compiled, non-editable) copy of the plugin.
     plugin_file = Path(parsed["plugin_file"]).resolve()
     assert venv.venv.resolve() in plugin_file.parents, parsed["plugin_file"]

@@ -190,8 +190,8 @@ class DependencyPipe(Pipe):
         """The doc attributes (``"POS"``, ``"TAG"``) the features read."""
         raise NotImplementedError
 
-    # whether the features read an mst_supertagger's doc._.supertag_ids
-    reads_supertags = False
+    # the SentenceEncoder of a pipe whose features read one (mst_parser)
+    encoder: Optional[SentenceEncoder] = None
 
     def check_tags(self, doc: Doc) -> None:
         """Warn once per missing tag column that the features read."""
@@ -204,7 +204,8 @@ class DependencyPipe(Pipe):
                     "or give it gold tags (spacy_mstparse.GoldAnnotationsCorpus.v1 in training, "
                     "--gold-tags in the CLI).",
                 )
-        if self.reads_supertags and not SentenceEncoder.has_supertags(doc):
+        if self.encoder is not None and self.encoder.supertags and \
+                not self.encoder.has_supertags(doc):
             self._warn_once(
                 "supertags",
                 f"[{self.name}] docs have no supertags (doc._.supertag_ids) but the parser's "

@@ -8,8 +8,10 @@ inventory and picks the ``auto`` decoder at ``initialize``, encodes Docs into
 scores, and serializes through the table of ``DependencyPipe``.
 
 What it reads: the words, the tag column(s) of the feature config (UPOS in
-``token.pos``, XPOS in ``token.tag``), optionally ``token.morph`` and, with
+``token.pos``, XPOS in ``token.tag``), optionally ``token.morph``, with
+``supertags`` an ``mst_supertagger``'s ``doc._.supertag_ids`` and, with
 ``cluster_bits``, word clusters read at ``initialize`` and saved with it.
+Settings and their defaults: ``mst_parser_settings``.
 Sentences: ``doc.sents`` when boundaries are set, else a split after
 sentence-final punctuation. A sentence longer than ``max_sentence_length``
 words is decoded in chunks, whose trees are joined into one tree (the root
@@ -21,16 +23,14 @@ sentences longer than ``max_sentence_length``; headless words are unknown heads.
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-from spacy import registry
 from spacy.language import Language
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
-from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
 from ..features.clusters import LOOKUPS_SOURCE, ClusterTable, read_clusters
-from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
+from ..features.config import FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
 from ..graph.replicas import check_replicas, make_trainer
@@ -39,6 +39,7 @@ from ..graph.decoder_choice import choose_decoder
 from ..scoring import score_parse
 from . import extensions, serialization as ser
 from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
+from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
 
 # Format 4: the serializer table (cfg JSON, arc and label weights as bitmap +
 # non-zero values, the same names on disk and in bytes; since 4 the labeler
@@ -46,31 +47,8 @@ from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
 # cluster_bits). Formats 1-3 load.
 FORMAT_VERSION = 4
 READS_FORMATS = (1, 2, 3, 4)
-# Settings that define the trained model: a load-time config must match.
-MODEL_SETTINGS = ("order", "label_buckets")
 JOINED_CHUNK_LABEL = "dep"
 RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
-
-DEFAULT_CONFIG = {
-    "decoder": "eisner",
-    "order": 1,
-    "learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None},
-    "features": {
-        "@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
-        "tag_columns": "both",
-        "use_morph": False,
-        "n_buckets": DEFAULT_N_BUCKETS,
-        "direction_backoff": True,
-    },
-    "label_buckets": 2**17,
-    "max_sentence_length": 250,
-    "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
-    # runtime settings (extensions.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
-    "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
-    "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
-    "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
-}
-
 
 @Language.factory(
     "mst_parser",
@@ -103,14 +81,6 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     return MSTParser(nlp.vocab, name, **settings)
 
 
-def _default(key: str):
-    """A setting's default, from the factory's ``DEFAULT_CONFIG`` (the one source)."""
-    value = DEFAULT_CONFIG[key]
-    if isinstance(value, dict):
-        return registry.resolve({key: value})[key]
-    return value
-
-
 class MSTParser(DependencyPipe):
     """Graph-based (maximum spanning tree) dependency parser with a labeler.
     Settings left out take the factory's defaults."""
@@ -134,9 +104,9 @@ class MSTParser(DependencyPipe):
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
                  "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
                  "replicas": replicas}
-        self.cfg = {k: _default(k) if v is None else v for k, v in given.items()}
-        self.learner = _default("learner") if learner is None else learner
-        self.features = _default("features") if features is None else features
+        self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
+        self.learner = default_setting("learner") if learner is None else learner
+        self.features = default_setting("features") if features is None else features
         try:
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",),
                                       self.features.sibling_stops)
@@ -151,7 +121,6 @@ class MSTParser(DependencyPipe):
         self.name = name
         self.encoder = SentenceEncoder(vocab, self.features.tag_columns, self.features.use_morph,
                                        self.features.cluster_bits, self.features.supertags)
-        self.reads_supertags = self.features.supertags
         self.scorer = scorer
         self.graph: Optional[GraphModel] = None
         self.trainer: Optional[GraphTrainer] = None

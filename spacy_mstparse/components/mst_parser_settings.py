@@ -1,0 +1,40 @@
+"""The settings of an ``mst_parser`` component: the factory's
+``DEFAULT_CONFIG`` (the one source of every default, for the factory, the
+component's constructor and the docs) and the settings a trained model fixes.
+"""
+from spacy import registry
+
+from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
+from ..features.config import DEFAULT_N_BUCKETS
+from ..graph.training import DEFAULT_PARALLEL_BATCH
+
+# Settings that define the trained model: a load-time config must match.
+MODEL_SETTINGS = ("order", "label_buckets")
+
+DEFAULT_CONFIG = {
+    "decoder": "eisner",
+    "order": 1,
+    "learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None},
+    "features": {
+        "@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+        "tag_columns": "both",
+        "use_morph": False,
+        "n_buckets": DEFAULT_N_BUCKETS,
+        "direction_backoff": True,
+    },
+    "label_buckets": 2**17,
+    "max_sentence_length": 250,
+    "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
+    # runtime settings (extensions.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
+    "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
+    "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
+    "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
+}
+
+
+def default_setting(key: str):
+    """A setting's default, from the factory's ``DEFAULT_CONFIG`` (the one source)."""
+    value = DEFAULT_CONFIG[key]
+    if isinstance(value, dict):
+        return registry.resolve({key: value})[key]
+    return value
