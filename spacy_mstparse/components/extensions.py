@@ -16,6 +16,9 @@ Extension attributes, registered on import (spaCy-style, default None):
   index of each word's head (the word itself for the root)], "deps":
   [labels], "score": tree score, "prob": p(tree) or None}``; the first is
   the tree written to ``token.head`` / ``token.dep_``.
+- ``doc._.supertag_ids``: the supertags an ``mst_supertagger`` predicted
+  (numpy uint64 string ids, one per token); ``token._.supertag``: the
+  token's, as a string (None without them).
 - ``token._.fixed_head`` (input): a Token of the same sentence (the token
   itself: the root) that must be its head; ``token._.forbidden_heads``
   (input): Tokens that must not be its head.
@@ -24,7 +27,7 @@ from typing import List, Optional
 
 from spacy.tokens import Doc, Token
 
-from ..features.doc_arrays import SUPERTAG_ATTR, SentenceEncoder
+from ..features.doc_arrays import SUPERTAG_ATTR
 from ..graph.constraints import Constraints
 from ..graph.explain import WordView, explain_arc, format_explanation
 from ..graph.probabilities import analyse
@@ -33,9 +36,18 @@ CONSTRAINT_ATTRS = ("fixed_head", "forbidden_heads")
 for _name in ("head_prob", "dep_prob", "fixed_head", "forbidden_heads"):
     if not Token.has_extension(_name):
         Token.set_extension(_name, default=None)
-for _name in ("parses", "arc_probs"):
+for _name in ("parses", "arc_probs", SUPERTAG_ATTR):
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=None)
+
+
+def _token_supertag(token: Token) -> Optional[str]:
+    ids = token.doc._.get(SUPERTAG_ATTR)
+    return None if ids is None else token.doc.vocab.strings[int(ids[token.i])]
+
+
+if not Token.has_extension("supertag"):
+    Token.set_extension("supertag", getter=_token_supertag)
 
 
 def _token_name(token: Token) -> str:
@@ -140,9 +152,7 @@ def word_view(pipe, doc: Doc, start: int, end: int) -> WordView:
     columns = {"POS": lambda t: t.pos_, "TAG": lambda t: t.tag_}
     tags = [["<root>"] + [columns[a](t) for t in span] for a in pipe.tag_attrs if a in columns]
     if pipe.features.supertags:
-        ids = doc._.get(SUPERTAG_ATTR) if SentenceEncoder.has_supertags(doc) else None
-        tags.append(["<root>"] + ["<no-supertag>" if ids is None else doc.vocab.strings[int(x)]
-                                  for x in ([None] * len(span) if ids is None else ids[start:end])])
+        tags.append(["<root>"] + [t._.supertag or "<no-supertag>" for t in span])
     if pipe.features.cluster_bits:
         tags.append(["<root>"] + pipe.encoder.cluster_names(span))
     morphs = [[]] + [[f for f in str(t.morph).split("|") if f] for t in span]

@@ -11,8 +11,9 @@ reads them as one more tag row; put the supertagger before it and, to train
 the parser on the supertags it will see, in ``[training]
 annotating_components`` (``configs/mst_parser_tagged.cfg``).
 
-Extension attributes (registered on import): ``doc._.supertag_ids`` (numpy
-uint64 string ids, or None) and ``token._.supertag`` (the string, or None).
+Extension attributes (registered with the others by ``extensions``):
+``doc._.supertag_ids`` (numpy uint64 string ids, or None) and
+``token._.supertag`` (the string, or None).
 """
 from itertools import islice
 from typing import Callable, Dict, Iterable, List, Optional
@@ -20,25 +21,14 @@ from typing import Callable, Dict, Iterable, List, Optional
 import numpy
 from spacy.language import Language
 from spacy.pipeline.tagger import Tagger
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.util import registry
 from thinc.api import Config, Model, SequenceCategoricalCrossentropy
 
 from ..features.doc_arrays import SUPERTAG_ATTR
 from ..features.supertags import supertags
-
-if not Doc.has_extension(SUPERTAG_ATTR):
-    Doc.set_extension(SUPERTAG_ATTR, default=None)
-
-
-def _token_supertag(token: Token) -> Optional[str]:
-    ids = token.doc._.get(SUPERTAG_ATTR)
-    return None if ids is None else token.doc.vocab.strings[int(ids[token.i])]
-
-
-if not Token.has_extension("supertag"):
-    Token.set_extension("supertag", getter=_token_supertag)
+from . import extensions  # noqa: F401  (registers doc._.supertag_ids, token._.supertag)
 
 DEFAULT_MODEL = Config().from_str("""
 [model]

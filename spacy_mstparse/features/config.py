@@ -2,12 +2,11 @@
 ``FeatureConfig`` built by the ``@mst_features`` config functions
 (``spacy_mstparse.registry``), holding the first-order extractor
 (McDonald et al. 2005). spaCy-free."""
-from .first_order import FirstOrderFeatures
+from .first_order import MAX_TAG_ROWS, FirstOrderFeatures
 
 # The weight-table size every default refers to (a power of two).
 DEFAULT_N_BUCKETS = 2**22
 TAG_COLUMNS = ("upos", "xpos", "both")
-MAX_TAG_ROWS = 3   # templates.pxd's MAX_TAGSETS
 
 
 def check_tag_columns(tag_columns: str) -> None:

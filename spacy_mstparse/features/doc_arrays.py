@@ -57,8 +57,13 @@ class SentenceEncoder:
         return len(self.tag_attrs) + self.supertags + (self.cluster_bits > 0)
 
     @staticmethod
-    def has_supertags(doc: Doc) -> bool:
-        return Doc.has_extension(SUPERTAG_ATTR) and doc._.get(SUPERTAG_ATTR) is not None
+    def supertag_ids(doc: Doc):
+        """The doc's predicted supertags (``doc._.supertag_ids``), or None."""
+        return doc._.get(SUPERTAG_ATTR) if Doc.has_extension(SUPERTAG_ATTR) else None
+
+    @classmethod
+    def has_supertags(cls, doc: Doc) -> bool:
+        return cls.supertag_ids(doc) is not None
 
     def encode(self, doc: Doc, bounds: List[Tuple[int, int]]) -> List[Sentence]:
         """Sentences for the token ranges ``bounds`` ([(start, end), ...]) of doc."""
@@ -69,7 +74,7 @@ class SentenceEncoder:
         n_tags = len(self.tag_attrs)
         columns = [array[:, : 1 + n_tags]]   # LOWER and the tags
         if self.supertags:
-            ids = doc._.get(SUPERTAG_ATTR) if self.has_supertags(doc) else None
+            ids = self.supertag_ids(doc)
             if ids is not None and len(ids) != len(doc):
                 raise ValueError(f"doc._.{SUPERTAG_ATTR} has {len(ids)} entries for "
                                  f"{len(doc)} tokens")

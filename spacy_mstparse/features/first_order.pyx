@@ -45,6 +45,8 @@ from .weights cimport Weights, prefetch_weight, weight_at, weights_view
 
 DEF N_DD = 16   # direction/distance codes 1..14 (0 unused), padded
 DEF N_UNIGRAM_READS = 17   # plain, two directions, 14 direction/distance codes
+# Tag rows a Sentence may have (templates.pxd), for Python-side checks.
+MAX_TAG_ROWS = MAX_TAGSETS
 
 # ``token_parts``: per token, the word parts, then per tag column the
 # head-side (HP_*) and child-side (CP_*) parts of the pair templates.
