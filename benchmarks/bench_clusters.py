@@ -15,8 +15,10 @@ table; ``pip install 'spacy-mstparse[clusters]'``), then optionally by
 ``b<k>``: an arc table of 2^k weights instead of 2^22 (e.g. ``o2c6b24``),
 then optionally by ``s``: the sibling model's stop factors
 (``sibling_stops``, Koo & Collins 2010; order 2 or 3, e.g. ``o2c6b24s``),
-and last optionally by ``q``: predict with 8-bit weights
-(``quantize_weights``; trained as without it).
+then optionally by ``q``: predict with 8-bit weights
+(``quantize_weights``; trained as without it), and last optionally by
+``m``: the FEATS features of head and child (``use_morph``, e.g.
+``o2c6b24sm``).
 
 Usage::
 
@@ -39,12 +41,12 @@ V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_col
 
 def system_config(name: str) -> dict:
     """The component config of a system name such as ``o2c6``."""
-    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?", name)
+    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?(m)?", name)
     if not match or match.group(1) not in BASES or (match.group(4) and match.group(1) == "o1"):
         raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>, "
                          "then optionally + b<log2 of the arc table size>, then for o2 / o3 "
                          "optionally + s for stop factors, then optionally + q for 8-bit "
-                         "weights)")
+                         "weights, then optionally + m for morphological features)")
     config = dict(BASES[match.group(1)])
     features = dict(config.get("features", V2_FEATURES))
     features["cluster_bits"] = int(match.group(2) or 0)
@@ -54,6 +56,7 @@ def system_config(name: str) -> dict:
     config["features"] = features
     if match.group(5):
         config["quantize_weights"] = True
+    features["use_morph"] = bool(match.group(6))
     return config
 
 

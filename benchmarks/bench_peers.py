@@ -26,8 +26,10 @@ ablations, run only when named in ``--systems``
   ``mst-o2-r2``     ``mst-o2`` with ``replicas = 2`` (since 2 is the config's own, the same);
   ``mst-o2-r3``     ``mst-o2`` with ``replicas = 3``;
   ``mst-o2-s0``     ``mst-o2`` without stop factors (``sibling_stops = false``);
+  ``mst-o2-m``      ``mst-o2`` with the FEATS features (``use_morph = true``);
   ``mst-tagged-s0`` ``mst-tagged`` without stop factors;
-  ``mst-tagged-st0`` ``mst-tagged`` without the supertagger, reading UPOS + XPOS.
+  ``mst-tagged-st0`` ``mst-tagged`` without the supertagger, reading UPOS + XPOS;
+  ``mst-tagged-m``  ``mst-tagged`` with the predicted FEATS features (``use_morph = true``).
 
 Every spaCy-trained system uses the same DocBins (``spacy_mstparse convert``, one sentence
 per Doc) and the same corpus reader (``spacy_mstparse.GoldAnnotationsCorpus.v1``, gold
@@ -122,6 +124,12 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
         "set": {"components.mst_parser.features.sibling_stops": False}, "optional": True,
     },
+    "mst-o2-m": {
+        "label": "mst_parser, 2nd order, FEATS features",
+        "description": "mst-o2 with use_morph = true (not in the default set)",
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"components.mst_parser.features.use_morph": True}, "optional": True,
+    },
     "spacy-gold": {
         "label": "spaCy parser (tok2vec + POS/TAG)",
         "description": ("spaCy parser, 'init config -p parser -o efficiency' (CPU), tok2vec "
@@ -173,6 +181,14 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "set": {"components.mst_parser.features.supertags": False,
                 "components.mst_parser.features.tag_columns": "both",
                 "training.annotating_components": ["tok2vec", "tagger", "morphologizer"]},
+        "optional": True,
+    },
+    "mst-tagged-m": {
+        "label": "spaCy tagger+morphologizer+supertagger -> mst_parser, FEATS features",
+        "description": ("mst-tagged with use_morph = true: the parser also reads the "
+                        "morphologizer's FEATS (not in the default set)"),
+        "kind": "spacy", "tags": PREDICTED, "config": REPO_ROOT / "configs" / "mst_parser_tagged.cfg",
+        "drop": ["senter"], "set": {"components.mst_parser.features.use_morph": True},
         "optional": True,
     },
     "spacy-tagger-parser": {

@@ -250,3 +250,16 @@ def test_supertag_ablation_drops_the_supertagger_and_its_score(tmp_path):
     config = spacy.util.load_config(tmp_path / "configs" / "mst-tagged.cfg")
     assert "mst_supertagger" in config["training"]["annotating_components"]
     assert "supertag_acc" in config["training"]["score_weights"] and shipped
+
+
+@pytest.mark.parametrize("name,config_file", [("mst-o2-m", "mst_parser_o2.cfg"),
+                                              ("mst-tagged-m", "mst_parser_tagged.cfg")])
+def test_feats_ablations_switch_on_use_morph(tmp_path, name, config_file):
+    import spacy
+
+    bench_peers.prepare_config(name, bench_peers.SYSTEMS[name], tmp_path, 3)
+    config = spacy.util.load_config(tmp_path / "configs" / f"{name}.cfg")
+    shipped = spacy.util.load_config(REPO / "configs" / config_file)
+    assert shipped["components"]["mst_parser"]["features"]["use_morph"] is False
+    assert config["components"]["mst_parser"]["features"]["use_morph"] is True
+    assert config["training"]["max_epochs"] == 3
