@@ -16,9 +16,10 @@ table; ``pip install 'spacy-mstparse[clusters]'``), then optionally by
 then optionally by ``s``: the sibling model's stop factors
 (``sibling_stops``, Koo & Collins 2010; order 2 or 3, e.g. ``o2c6b24s``),
 then optionally by ``q``: predict with 8-bit weights
-(``quantize_weights``; trained as without it), and last optionally by
+(``quantize_weights``; trained as without it), then optionally by
 ``m``: the FEATS features of head and child (``use_morph``, e.g.
-``o2c6b24sm``).
+``o2c6b24sm``), then optionally by ``k<n>``: n-best MIRA instead of 5-best
+(e.g. ``o2c6b24sk10``).
 
 Usage::
 
@@ -32,7 +33,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import common
-from benchmarks.bench_grandparents import SYSTEMS as BASES, train_and_time
+from benchmarks.bench_grandparents import MIRA5, SYSTEMS as BASES, train_and_time
 from benchmarks.common import DATA
 
 V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_columns": "both",
@@ -41,12 +42,13 @@ V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_col
 
 def system_config(name: str) -> dict:
     """The component config of a system name such as ``o2c6``."""
-    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?(m)?", name)
+    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?(m)?(?:k(\d+))?", name)
     if not match or match.group(1) not in BASES or (match.group(4) and match.group(1) == "o1"):
         raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>, "
                          "then optionally + b<log2 of the arc table size>, then for o2 / o3 "
                          "optionally + s for stop factors, then optionally + q for 8-bit "
-                         "weights, then optionally + m for morphological features)")
+                         "weights, then optionally + m for morphological features, then "
+                         "optionally + k<n> for n-best MIRA)")
     config = dict(BASES[match.group(1)])
     features = dict(config.get("features", V2_FEATURES))
     features["cluster_bits"] = int(match.group(2) or 0)
@@ -57,6 +59,8 @@ def system_config(name: str) -> dict:
     if match.group(5):
         config["quantize_weights"] = True
     features["use_morph"] = bool(match.group(6))
+    if match.group(7):
+        config["learner"] = {**MIRA5, "k": int(match.group(7))}
     return config
 
 

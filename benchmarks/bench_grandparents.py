@@ -66,7 +66,7 @@ def train_and_time(configs: Dict[str, dict], args, results: dict,
     parsers = {}
     for name, config in configs.items():
         pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
-        parser = pipe_nlp.add_pipe("mst_parser", config={**config, "learner": MIRA5})
+        parser = pipe_nlp.add_pipe("mst_parser", config={"learner": MIRA5, **config})
         pipe_nlp.initialize(lambda: examples)
         if initialize is not None:
             initialize(parser, pipe_nlp, examples)

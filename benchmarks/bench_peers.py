@@ -27,6 +27,7 @@ ablations, run only when named in ``--systems``
   ``mst-o2-r3``     ``mst-o2`` with ``replicas = 3``;
   ``mst-o2-s0``     ``mst-o2`` without stop factors (``sibling_stops = false``);
   ``mst-o2-m``      ``mst-o2`` with the FEATS features (``use_morph = true``);
+  ``mst-o2-k10``    ``mst-o2`` with 10-best MIRA instead of 5-best;
   ``mst-tagged-s0`` ``mst-tagged`` without stop factors;
   ``mst-tagged-st0`` ``mst-tagged`` without the supertagger, reading UPOS + XPOS;
   ``mst-tagged-m``  ``mst-tagged`` with the predicted FEATS features (``use_morph = true``).
@@ -129,6 +130,12 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "description": "mst-o2 with use_morph = true (not in the default set)",
         "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
         "set": {"components.mst_parser.features.use_morph": True}, "optional": True,
+    },
+    "mst-o2-k10": {
+        "label": "mst_parser, 2nd order, 10-best MIRA",
+        "description": "mst-o2 with learner.k = 10 (not in the default set)",
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"components.mst_parser.learner.k": 10}, "optional": True,
     },
     "spacy-gold": {
         "label": "spaCy parser (tok2vec + POS/TAG)",
