@@ -55,10 +55,10 @@ def system_config(name: str) -> dict:
     if match.group(3):
         features["n_buckets"] = 2 ** int(match.group(3))
     features["sibling_stops"] = bool(match.group(4))
+    features["use_morph"] = bool(match.group(6))
     config["features"] = features
     if match.group(5):
         config["quantize_weights"] = True
-    features["use_morph"] = bool(match.group(6))
     if match.group(7):
         config["learner"] = {**MIRA5, "k": int(match.group(7))}
     return config
