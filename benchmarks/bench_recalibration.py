@@ -19,7 +19,6 @@ Usage::
         --out benchmarks/results/recalibration.json
 """
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -94,7 +93,7 @@ def fit_logistic(X: numpy.ndarray, y: numpy.ndarray, l2: float = 1.0) -> numpy.n
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
-    ap.add_argument("--dev", type=Path, default=common.DATA / "en_ewt-ud-dev.conllu")
+    ap.add_argument("--dev", type=Path, default=common.DEFAULT_DEV)
     ap.add_argument("--out", type=Path, default=common.RESULTS / "recalibration.json")
     args = ap.parse_args(argv)
     nlp = load_pipeline(args.model)
@@ -104,7 +103,7 @@ def main(argv=None) -> int:
     half = len(items) // 2
     halves = {"first": items[:half], "second": items[half:]}
     results = {"command": common.invocation("bench_recalibration", argv),
-               "commit": common.git("rev-parse", "HEAD"), "model": str(args.model), "runs": []}
+               "commit": common.git("rev-parse", "HEAD"), "model": common.rel(args.model), "runs": []}
     for fit_on, measure_on in (("first", "second"), ("second", "first")):
         t = fit_temperature([(it.arc, it.gold, it.sib) for it in halves[fit_on]], True)[0]
         train, test = word_rows(halves[fit_on], t), word_rows(halves[measure_on], t)
@@ -125,7 +124,7 @@ def main(argv=None) -> int:
                       f">= 0.9: coverage {100 * report['coverage@0.9']:.1f}% accuracy "
                       f"{100 * report['accuracy@0.9']:.2f}%")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf8")
+    common.save_results(results, args.out)
     return 0
 
 
