@@ -25,6 +25,8 @@ ablations, run only when named in ``--systems``
   ``mst-tagged-o1`` ``mst-tagged`` at first order (with direction back-off);
   ``mst-o2-r2``     ``mst-o2`` with ``replicas = 2`` (since 2 is the config's own, the same);
   ``mst-o2-r3``     ``mst-o2`` with ``replicas = 3``;
+  ``mst-o2-r4``     ``mst-o2`` with ``replicas = 4``;
+  ``mst-o2-seed1``  ``mst-o2`` with spaCy's ``seed = 1`` (another order of the training batches);
   ``mst-o2-s0``     ``mst-o2`` without stop factors (``sibling_stops = false``);
   ``mst-o2-m``      ``mst-o2`` with the FEATS features (``use_morph = true``);
   ``mst-o2-k10``    ``mst-o2`` with 10-best MIRA instead of 5-best;
@@ -118,6 +120,18 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "description": "mst-o2 with replicas = 3 (not in the default set)",
         "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
         "set": {"components.mst_parser.replicas": 3}, "optional": True,
+    },
+    "mst-o2-r4": {
+        "label": "mst_parser, 2nd order, 4 replicas",
+        "description": "mst-o2 with replicas = 4 (not in the default set)",
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"components.mst_parser.replicas": 4}, "optional": True,
+    },
+    "mst-o2-seed1": {
+        "label": "mst_parser, 2nd order, training seed 1",
+        "description": "mst-o2 with spaCy's seed 1 (another shuffle of the training batches)",
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"system.seed": 1, "training.seed": 1}, "optional": True,
     },
     "mst-o2-s0": {
         "label": "mst_parser, 2nd order, no stop factors",

@@ -1,0 +1,188 @@
+"""Arc probabilities from several training orders (issue 17's coverage target).
+
+``head_prob`` is the marginal of the predicted arc under one model's
+distribution over trees. Two models trained on different orders of the
+same sentences (the ``replicas`` of ``graph/replicas.py``) agree on most
+arcs and disagree on some; their disagreement is information a single
+model's marginal does not have (ensemble uncertainty, Lakshminarayanan et
+al. 2017). This trains R models in-process (the ``bench_clusters`` system,
+``bench_order_averaging``'s orders, gold tags), parses EWT dev with the
+mean of their weights (what ``replicas = R`` ships: the heads users get),
+and compares, for those heads:
+
+* ``mean weights``: the marginal under the mean-weight model (today's
+  ``head_prob``; p(tree) proportional to exp(mean score / T));
+* ``mixture``: the mean over the R models of each model's marginal at a
+  shared T (a mixture of the R distributions over trees).
+
+T is fitted (gold-head log-likelihood) on one half of dev and measured on
+the other, both ways round. Reported: ECE (15 bins), coverage / accuracy at
+``head_prob >= 0.9``, and the share of words that are 97% right when ranked
+by the probability (what a perfect recalibration of that ranking could
+cover).
+
+Usage::
+
+    .venv/bin/python -m benchmarks.bench_ensemble_marginals --system o2c6b24s --epochs 3 \\
+        --orders s:0,s:1 --output benchmarks/results/ensemble_marginals.json
+"""
+import argparse
+import math
+from pathlib import Path
+from typing import List, Sequence
+
+import numpy
+
+from benchmarks import common
+from benchmarks.common import DATA
+
+
+def coverage_at_accuracy(probs: numpy.ndarray, right: numpy.ndarray, target: float) -> float:
+    """The largest share of words, taken by decreasing probability, whose
+    accuracy is still >= ``target``."""
+    order = numpy.argsort(-probs, kind="stable")
+    acc = numpy.cumsum(right[order]) / numpy.arange(1, len(order) + 1)
+    ok = numpy.nonzero(acc >= target)[0]
+    return float((ok[-1] + 1) / len(order)) if ok.size else 0.0
+
+
+def mixture_probs(per_model: Sequence[List], temperature: float, predicted: List[numpy.ndarray],
+                  projective: bool = True):
+    """For every sentence: (the mixture marginal of each predicted head, and
+    of each gold head), the mixture being the mean of the models' marginals."""
+    from spacy_mstparse.graph.probabilities import arc_marginals
+
+    pred_p, gold_p = [], []
+    for i, heads in enumerate(predicted):
+        mix = None
+        for items in per_model:
+            it = items[i]
+            m = arc_marginals(it.arc, temperature, projective, it.sib).probs
+            mix = m if mix is None else mix + m
+        mix /= len(per_model)
+        gold = per_model[0][i].gold
+        cols = numpy.arange(1, len(gold))
+        pred_p.append(mix[heads[1:], cols])
+        gold_p.append(mix[gold[1:], cols])
+    return pred_p, gold_p
+
+
+def fit_mixture_temperature(per_model, predicted, sel, low=0.05, high=2.0, grid=9, refine=10):
+    """T maximising the mean log mixture-probability of the gold heads of
+    the sentences ``sel`` (a grid over log T, then golden-section search)."""
+    from spacy_mstparse.graph.probabilities import _golden_max
+
+    subset = [[items[i] for i in sel] for items in per_model]
+    heads = [predicted[i] for i in sel]
+
+    def f(log_t):
+        _, gold_p = mixture_probs(subset, math.exp(log_t), heads)
+        return float(numpy.mean(numpy.log(numpy.maximum(numpy.concatenate(gold_p), 1e-12))))
+
+    points = numpy.linspace(math.log(low), math.log(high), grid)
+    values = [f(x) for x in points]
+    i = int(numpy.argmax(values))
+    x, fx = _golden_max(f, points[max(i - 1, 0)], points[min(i + 1, grid - 1)], refine)
+    return float(math.exp(x if fx >= values[i] else points[i]))
+
+
+def measure(probs, right) -> dict:
+    from spacy_mstparse.graph.probabilities import calibration_report
+
+    p = numpy.concatenate(probs)
+    y = numpy.concatenate(right)
+    out = calibration_report(p, y)
+    out["coverage_at_97"] = coverage_at_accuracy(p, y, 0.97)
+    return out
+
+
+def main(argv=None) -> int:
+    import spacy
+
+    from benchmarks.bench_clusters import system_config
+    from benchmarks.bench_grandparents import MIRA5
+    from benchmarks.bench_order_averaging import order_function
+    from spacy_mstparse.calibration import scored_sentences
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.graph.probabilities import fit_temperature
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--system", default="o2c6b24s", help="a bench_clusters system name")
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--orders", default="s:0,s:1", help="bench_order_averaging order names")
+    p.add_argument("--output", type=Path, default=common.RESULTS / "ensemble_marginals.json")
+    p.add_argument("--data-dir", type=Path, default=DATA)
+    p.add_argument("--train-limit", type=int, default=0, help="first N training sentences")
+    args = p.parse_args(argv)
+    kinds = [k.strip() for k in args.orders.split(",") if k.strip()]
+    try:
+        config = system_config(args.system)
+        orders = [order_function(k) for k in kinds]
+    except ValueError as err:
+        p.error(str(err))
+    if len(kinds) < 2:
+        p.error("give at least two orders")
+    results = {"command": common.invocation("bench_ensemble_marginals", argv),
+               "code": common.working_tree_code(), "system": args.system, "config": config,
+               "epochs": args.epochs, "orders": kinds}
+    nlp = spacy.blank("en")
+    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,
+                                    args.train_limit)
+    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
+    dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
+    weights, parser = [], None
+    for kind, order in zip(kinds, orders):
+        pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
+        parser = pipe_nlp.add_pipe("mst_parser", config={**config, "learner": MIRA5})
+        pipe_nlp.initialize(lambda: examples)
+        seconds = common.train_epochs(parser, examples, args.epochs, 20, order)
+        common.log(f"{kind}: trained in {seconds:.0f}s")
+        weights.append(tuple(numpy.array(w, dtype="float32") for w in parser.prediction_weights()))
+    per_model = []
+    for arc, label in weights:
+        parser.graph.set_weights(arc, label)
+        per_model.append(scored_sentences(parser, dev_gold, dev))
+    mean = [numpy.mean([w[i] for w in weights], axis=0).astype("float32") for i in (0, 1)]
+    parser.graph.set_weights(*mean)
+    mean_items = scored_sentences(parser, dev_gold, dev)
+    predicted = [it.predicted for it in mean_items]
+    results["uas_all_words"] = {
+        "mean weights": float(numpy.mean(numpy.concatenate(
+            [it.predicted[1:] == it.gold[1:] for it in mean_items]))),
+        **{kind: float(numpy.mean(numpy.concatenate(
+            [it.predicted[1:] == it.gold[1:] for it in items])))
+           for kind, items in zip(kinds, per_model)}}
+    common.log(f"UAS (every word): {results['uas_all_words']}")
+    n = len(mean_items)
+    halves = {"first half -> second": (range(0, n // 2), range(n // 2, n)),
+              "second half -> first": (range(n // 2, n), range(0, n // 2))}
+    results["splits"] = {}
+    for name, (fit_on, test_on) in halves.items():
+        row = {}
+        t_mean, _ = fit_temperature([(mean_items[i].arc, mean_items[i].gold, mean_items[i].sib)
+                                     for i in fit_on], True)
+        from spacy_mstparse.calibration import head_probabilities
+        probs, right = head_probabilities([mean_items[i] for i in test_on], t_mean, True)
+        row["mean weights"] = dict(measure([probs], [right]), T=t_mean)
+        heads = [predicted[i] for i in test_on]
+        ok = [mean_items[i].predicted[1:] == mean_items[i].gold[1:] for i in test_on]
+        sizes = sorted({2, len(per_model)})
+        for size in sizes:
+            models = per_model[:size]
+            t_mix = fit_mixture_temperature(models, predicted, list(fit_on))
+            test_models = [[items[i] for i in test_on] for items in models]
+            pred_p, _ = mixture_probs(test_models, t_mix, heads)
+            key = "mixture" if size == len(per_model) else f"mixture of the first {size}"
+            row[key] = dict(measure(pred_p, ok), T=t_mix)
+        for k, v in row.items():
+            common.log(f"{name}, {k}: T {v['T']:.3f} ECE {100 * v['ece']:.2f}% "
+                       f">=0.9 {100 * v['coverage@0.9']:.1f}% / {100 * v['accuracy@0.9']:.2f}% "
+                       f"97%-right by rank {100 * v['coverage_at_97']:.1f}%")
+        results["splits"][name] = row
+        common.save_results(results, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
