@@ -26,15 +26,12 @@ Usage::
     .venv/bin/python -m benchmarks.bench_ensemble_marginals --system o2c6b24s --epochs 3 \\
         --orders s:0,s:1 --output benchmarks/results/ensemble_marginals.json
 """
-import argparse
 import math
-from pathlib import Path
 from typing import List, Sequence
 
 import numpy
 
 from benchmarks import common
-from benchmarks.common import DATA
 
 
 def coverage_at_accuracy(probs: numpy.ndarray, right: numpy.ndarray, target: float) -> float:
@@ -99,44 +96,25 @@ def measure(probs, right) -> dict:
 def main(argv=None) -> int:
     import spacy
 
-    from benchmarks.bench_clusters import system_config
-    from benchmarks.bench_grandparents import MIRA5
-    from benchmarks.bench_order_averaging import order_function
-    from spacy_mstparse.calibration import scored_sentences
-    from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from benchmarks.bench_order_averaging import (
+        load_data,
+        order_arguments,
+        parse_order_arguments,
+        trained_per_order,
+    )
+    from spacy_mstparse.calibration import head_probabilities, scored_sentences
     from spacy_mstparse.graph.probabilities import fit_temperature
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--system", default="o2c6b24s", help="a bench_clusters system name")
-    p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--orders", default="s:0,s:1", help="bench_order_averaging order names")
-    p.add_argument("--output", type=Path, default=common.RESULTS / "ensemble_marginals.json")
-    p.add_argument("--data-dir", type=Path, default=DATA)
-    p.add_argument("--train-limit", type=int, default=0, help="first N training sentences")
-    args = p.parse_args(argv)
-    kinds = [k.strip() for k in args.orders.split(",") if k.strip()]
-    try:
-        config = system_config(args.system)
-        orders = [order_function(k) for k in kinds]
-    except ValueError as err:
-        p.error(str(err))
+    p = order_arguments(__doc__.split("\n\n")[0], "o2c6b24s", "s:0,s:1", "ensemble_marginals.json")
+    args, kinds, config, results = parse_order_arguments(p, argv, "bench_ensemble_marginals")
     if len(kinds) < 2:
         p.error("give at least two orders")
-    results = {"command": common.invocation("bench_ensemble_marginals", argv),
-               "code": common.working_tree_code(), "system": args.system, "config": config,
-               "epochs": args.epochs, "orders": kinds}
+    results["orders"] = kinds
     nlp = spacy.blank("en")
-    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,
-                                    args.train_limit)
-    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
-    dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
+    examples, dev_gold, dev = load_data(args, nlp.vocab)
     weights, parser = [], None
-    for kind, order in zip(kinds, orders):
-        pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
-        parser = pipe_nlp.add_pipe("mst_parser", config={**config, "learner": MIRA5})
-        pipe_nlp.initialize(lambda: examples)
-        seconds = common.train_epochs(parser, examples, args.epochs, 20, order)
+    for kind, parser, seconds in trained_per_order(config, kinds, examples, nlp.vocab,
+                                                   args.epochs):
         common.log(f"{kind}: trained in {seconds:.0f}s")
         weights.append(tuple(numpy.array(w, dtype="float32") for w in parser.prediction_weights()))
     per_model = []
@@ -162,7 +140,6 @@ def main(argv=None) -> int:
         row = {}
         t_mean, _ = fit_temperature([(mean_items[i].arc, mean_items[i].gold, mean_items[i].sib)
                                      for i in fit_on], True)
-        from spacy_mstparse.calibration import head_probabilities
         probs, right = head_probabilities([mean_items[i] for i in test_on], t_mean, True)
         row["mean weights"] = dict(measure([probs], [right]), T=t_mean)
         heads = [predicted[i] for i in test_on]

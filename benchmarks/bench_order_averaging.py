@@ -23,7 +23,7 @@ Output: ``benchmarks/results/order_averaging.json`` (``--output``).
 """
 import argparse
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence, Tuple
 
 import numpy
 
@@ -61,42 +61,78 @@ def order_function(kind: str) -> Callable[[int], Sequence[int]]:
     return orders
 
 
-def main(argv=None) -> int:
-    import spacy
-
-    from benchmarks.bench_clusters import system_config
-    from benchmarks.bench_grandparents import MIRA5
-    from benchmarks.bench_seed_tables import evaluate, sentence_arrays
-    from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
-
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--system", default="o2c6b24", help="a bench_clusters system name")
+def order_arguments(description: str, system: str, orders: str, output: str):
+    """The arguments every per-order benchmark takes (``bench_ensemble_marginals`` too)."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--system", default=system, help="a bench_clusters system name")
     p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--orders", default="s:1,s:0", help="comma-separated order names")
-    p.add_argument("--output", type=Path, default=common.RESULTS / "order_averaging.json")
+    p.add_argument("--orders", default=orders, help="comma-separated order names")
+    p.add_argument("--output", type=Path, default=common.RESULTS / output)
     p.add_argument("--data-dir", type=Path, default=DATA)
+    p.add_argument("--train-limit", type=int, default=0, help="first N training sentences")
+    return p
+
+
+def parse_order_arguments(p: argparse.ArgumentParser, argv, name: str):
+    """(args, order names, the system's config, a results dict with the command,
+    code, system, config and epochs); an unknown system or order is a usage error."""
+    from benchmarks.bench_clusters import system_config
+
     args = p.parse_args(argv)
     kinds = [k.strip() for k in args.orders.split(",") if k.strip()]
     try:
         config = system_config(args.system)
-        orders = [order_function(k) for k in kinds]
+        for kind in kinds:
+            order_function(kind)
     except ValueError as err:
         p.error(str(err))
-    results = {"command": common.invocation("bench_order_averaging", argv),
-               "code": common.working_tree_code(), "system": args.system, "config": config,
-               "epochs": args.epochs, "models": [], "averages": []}
-    nlp = spacy.blank("en")
-    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab)
-    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", nlp.vocab, n_sents=1))
-    dev = make_input_docs(dev_gold, nlp.vocab, gold_tags=True)
-    gold_arrays = [sentence_arrays(d) for d in dev_gold]
-    weights = []
-    for kind, order in zip(kinds, orders):
-        pipe_nlp = spacy.blank("en", vocab=nlp.vocab)
+    results = {"command": common.invocation(name, argv), "code": common.working_tree_code(),
+               "system": args.system, "config": config, "epochs": args.epochs}
+    return args, kinds, config, results
+
+
+def load_data(args, vocab):
+    """(training examples, dev gold docs, dev input docs with gold tags) of EWT."""
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.evaluation import make_input_docs
+
+    examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", vocab,
+                                    args.train_limit)
+    dev_gold = list(read_conllu(args.data_dir / "en_ewt-ud-dev.conllu", vocab, n_sents=1))
+    return examples, dev_gold, make_input_docs(dev_gold, vocab, gold_tags=True)
+
+
+def trained_per_order(config: dict, kinds: Sequence[str], examples, vocab,
+                      epochs: int) -> Iterator[Tuple[str, object, float]]:
+    """For each order name: (the name, an ``mst_parser`` of ``config`` with
+    5-best MIRA trained ``epochs`` epochs in that order, batches of 20, the
+    training seconds)."""
+    import spacy
+
+    from benchmarks.bench_grandparents import MIRA5
+
+    for kind in kinds:
+        pipe_nlp = spacy.blank("en", vocab=vocab)
         parser = pipe_nlp.add_pipe("mst_parser", config={**config, "learner": MIRA5})
         pipe_nlp.initialize(lambda: examples)
-        seconds = common.train_epochs(parser, examples, args.epochs, 20, order)
+        seconds = common.train_epochs(parser, examples, epochs, 20, order_function(kind))
+        yield kind, parser, seconds
+
+
+def main(argv=None) -> int:
+    import spacy
+
+    from benchmarks.bench_seed_tables import evaluate, sentence_arrays
+
+    p = order_arguments(__doc__.split("\n\n")[0], "o2c6b24", "s:1,s:0", "order_averaging.json")
+    args, kinds, config, results = parse_order_arguments(p, argv, "bench_order_averaging")
+    results.update(models=[], averages=[])
+    nlp = spacy.blank("en")
+    examples, dev_gold, dev = load_data(args, nlp.vocab)
+    gold_arrays = [sentence_arrays(d) for d in dev_gold]
+    weights = []
+    for kind, parser, seconds in trained_per_order(config, kinds, examples, nlp.vocab,
+                                                   args.epochs):
         scores = evaluate(parser, dev, gold_arrays)
         common.log(f"{kind}: UAS {scores['uas']:.2f} LAS {scores['las']:.2f} "
                    f"(train {seconds:.0f}s)")
