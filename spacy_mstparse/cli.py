@@ -196,13 +196,20 @@ def show_command(
     n: int = typer.Option(3, "--n", "-n", min=1, help="How many sentences to show"),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Write a displaCy SVG of the first sentence to this file"),
     gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the file's tags"),
+    view: str = typer.Option(
+        "tree", "--view", help="What the SVG draws: tree (the parse), probs (every candidate "
+        "head with its probability) or kbest (the --n-best best trees)"),
+    n_best: int = typer.Option(5, "--n-best", help="Trees drawn by --view kbest"),
+    min_prob: float = typer.Option(
+        0.05, "--min-prob", min=0.0, max=1.0, help="Least probability of a head drawn by --view probs"),
 ) -> None:
     """Print the parses of the first sentences of a CoNLL-U file."""
     from .display import show
 
     try:
         with user_errors("conllu"), warnings_to_stderr():
-            show(model, input_path, n=n, svg_path=svg, gold_tags=gold_tags)
+            show(model, input_path, n=n, svg_path=svg, gold_tags=gold_tags, view=view,
+                 n_best=n_best, min_prob=min_prob)
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
 

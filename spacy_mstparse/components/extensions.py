@@ -12,10 +12,11 @@ Extension attributes, registered on import (spaCy-style, default None):
   ``marginals[h, c]`` for head position h (0 = root, i = token start+i-1) of
   word c; every word's column sums to 1.
 - ``doc._.parses``: per parsed sentence (chunk), with ``n_best > 1``, the up
-  to n_best best distinct trees, best first, each a dict ``{"heads": [token
-  index of each word's head (the word itself for the root)], "deps":
-  [labels], "score": tree score, "prob": p(tree) or None}``; the first is
-  the tree written to ``token.head`` / ``token.dep_``.
+  to n_best best distinct trees, best first, each a dict ``{"start": token
+  index of the sentence's first word, "heads": [token index of each word's
+  head (the word itself for the root)], "deps": [labels], "score": tree
+  score, "prob": p(tree) or None}``; the first is the tree written to
+  ``token.head`` / ``token.dep_``. (``display`` draws both with displaCy.)
 - ``doc._.supertag_ids``: the supertags an ``mst_supertagger`` predicted
   (numpy uint64 string ids, one per token); ``token._.supertag``: the
   token's, as a string (None without them).
@@ -139,7 +140,8 @@ def annotate(pipe, doc: Doc, chunks, parses) -> None:
         doc._.arc_probs = arc_probs
     if pipe.cfg["n_best"] > 1:
         doc._.parses = [
-            [{"heads": [start + c - 1 if h == 0 else start + int(h) - 1
+            [{"start": start,
+              "heads": [start + c - 1 if h == 0 else start + int(h) - 1
                         for c, h in enumerate(tree.heads[1:], 1)],
               "deps": [labels[l] if l >= 0 else "" for l in tree.labels[1:]],
               "score": tree.score, "prob": tree.prob} for tree in parse.trees]
