@@ -129,11 +129,13 @@ _CAPTION_HEIGHT = 30
 _ARROW_GROUP = '<g class="displacy-arrow">'
 
 
-def _chunk(entries, sentence: int, attr: str, setting: str):
+def _chunk(entries, sentence: int, attr: str, setting: Dict[str, Any]):
+    """Entry ``sentence`` of ``doc._.<attr>``, which ``setting`` fills."""
     if not entries:
-        raise ValueError(f"doc._.{attr} is not set: parse with mst_parser's {setting} "
-                         f"(spacy.load(MODEL, config={{'components': {{'mst_parser': "
-                         f"{{'{setting.split(' ')[0]}': ...}}}}}}))")
+        (name, value), = setting.items()
+        raise ValueError(f"doc._.{attr} is not set: parse with mst_parser's {name} = {value!r}, "
+                         f"e.g. spacy.load(MODEL, config={{'components': {{'mst_parser': "
+                         f"{setting!r}}}}})")
     if not 0 <= sentence < len(entries):
         raise ValueError(f"no sentence {sentence} in doc._.{attr}: it has {len(entries)} "
                          f"(numbered from 0)")
@@ -155,7 +157,7 @@ def _arc(head: int, child: int, label: str, **extra) -> Dict[str, Any]:
 def kbest_views(doc: Doc, sentence: int = 0) -> List[Dict[str, Any]]:
     """displaCy manual views of the trees of ``doc._.parses[sentence]``, best
     first, each with a ``title`` (rank, score and, with probabilities, p)."""
-    trees = _chunk(doc._.parses, sentence, "parses", "n_best > 1")
+    trees = _chunk(doc._.parses, sentence, "parses", {"n_best": 5})
     start, n = trees[0]["start"], len(trees[0]["heads"])
     words = _words(doc, start, n)
     views = []
@@ -175,7 +177,7 @@ def arc_probability_view(doc: Doc, sentence: int = 0, min_prob: float = 0.05) ->
     carrying it as ``prob``."""
     if not 0 < min_prob <= 1:
         raise ValueError(f"min_prob must be in (0, 1], got {min_prob!r}")
-    start, marginals = _chunk(doc._.arc_probs, sentence, "arc_probs", "probabilities = true")
+    start, marginals = _chunk(doc._.arc_probs, sentence, "arc_probs", {"probabilities": True})
     n = marginals.shape[0] - 1
     arcs = []
     for c, token in enumerate(doc[start:start + n], 1):
