@@ -27,6 +27,7 @@ ablations, run only when named in ``--systems``
   ``mst-o2-r3``     ``mst-o2`` with ``replicas = 3``;
   ``mst-o2-r4``     ``mst-o2`` with ``replicas = 4``;
   ``mst-o2-seed1``  ``mst-o2`` with spaCy's ``seed = 1`` (another order of the training batches);
+  ``mst-o2-seed2``  ``mst-o2`` with spaCy's ``seed = 2`` (a third order);
   ``mst-o2-s0``     ``mst-o2`` without stop factors (``sibling_stops = false``);
   ``mst-o2-m``      ``mst-o2`` with the FEATS features (``use_morph = true``);
   ``mst-o2-k10``    ``mst-o2`` with 10-best MIRA instead of 5-best;
@@ -132,6 +133,12 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
         "description": "mst-o2 with spaCy's seed 1 (another shuffle of the training batches)",
         "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
         "set": {"system.seed": 1, "training.seed": 1}, "optional": True,
+    },
+    "mst-o2-seed2": {
+        "label": "mst_parser, 2nd order, training seed 2",
+        "description": "mst-o2 with spaCy's seed 2 (a third shuffle of the training batches)",
+        "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser_o2.cfg",
+        "set": {"system.seed": 2, "training.seed": 2}, "optional": True,
     },
     "mst-o2-s0": {
         "label": "mst_parser, 2nd order, no stop factors",
