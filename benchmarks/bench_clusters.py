@@ -42,13 +42,15 @@ V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_col
 
 def system_config(name: str) -> dict:
     """The component config of a system name such as ``o2c6``."""
-    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?(m)?(?:k(\d+))?", name)
+    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?(m)?(?:k(\d+))?(?:C([\d.]+))?",
+                         name)
     if not match or match.group(1) not in BASES or (match.group(4) and match.group(1) == "o1"):
         raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>, "
                          "then optionally + b<log2 of the arc table size>, then for o2 / o3 "
                          "optionally + s for stop factors, then optionally + q for 8-bit "
                          "weights, then optionally + m for morphological features, then "
-                         "optionally + k<n> for n-best MIRA)")
+                         "optionally + k<n> for n-best MIRA, then optionally + C<value> for "
+                         "MIRA's clipping constant)")
     config = dict(BASES[match.group(1)])
     features = dict(config.get("features", V2_FEATURES))
     features["cluster_bits"] = int(match.group(2) or 0)
@@ -61,6 +63,8 @@ def system_config(name: str) -> dict:
         config["quantize_weights"] = True
     if match.group(7):
         config["learner"] = {**MIRA5, "k": int(match.group(7))}
+    if match.group(8):
+        config["learner"] = {**config.get("learner", MIRA5), "C": float(match.group(8))}
     return config
 
 

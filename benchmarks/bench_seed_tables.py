@@ -182,6 +182,10 @@ def worker(args) -> int:
                 point[f"{split}_nonaveraged"] = evaluate(parser, inputs[split], golds[split])
             parser.learner.averaged = True
             parser.trainer.install_weights()
+        history = getattr(parser.learner, "history", None)
+        if history:  # the 1-slack SSVM: its objective and duality gap after this pass
+            point["one_slack"] = {key: history[-1][key]
+                                  for key in ("iteration", "primal", "dual", "gap")}
         curve.append(point)
         print(f"[{args.treebank} {args.system}] epoch {epoch}: {point['train_seconds']:.0f}s "
               f"train, eval UAS {point['eval']['uas']:.2f} LAS {point['eval']['las']:.2f}",
