@@ -167,7 +167,7 @@ def worker(args) -> int:
     t0 = time.perf_counter()
     nlp.initialize(lambda: examples)
     init_seconds = time.perf_counter() - t0
-    pegasos = "Pegasos" in config["learner"]["@mst_learners"]
+    pegasos = "Pegasos" in config.get("learner", {}).get("@mst_learners", "")
     curve = []
 
     def on_epoch(epoch: int, losses: Dict[str, float], seconds: float) -> bool:
@@ -277,8 +277,9 @@ def markdown(results: Dict[str, Any]) -> str:
                 cells.append("—")
                 continue
             cell = f2(run["final"][key]["uas"])
-            if run["system"].startswith("pegasos_"):
-                cell += f" (λ={run['config']['learner']['lam']:g})"
+            lam = run["config"].get("learner", {}).get("lam")
+            if run["system"].startswith("pegasos_") and lam is not None:
+                cell += f" (λ={lam:g})"
             cells.append(cell)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
