@@ -42,8 +42,8 @@ V2_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "tag_col
 
 def system_config(name: str) -> dict:
     """The component config of a system name such as ``o2c6``."""
-    match = re.fullmatch(r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?(m)?(?:k(\d+))?(?:C([\d.]+))?",
-                         name)
+    match = re.fullmatch(
+        r"(o[123])(?:c(\d+))?(?:b(\d+))?(s)?(q)?(m)?(?:k(\d+))?(?:C(\d+(?:\.\d+)?))?", name)
     if not match or match.group(1) not in BASES or (match.group(4) and match.group(1) == "o1"):
         raise ValueError(f"unknown system {name!r} (o1, o2 or o3, optionally + c<bits>, "
                          "then optionally + b<log2 of the arc table size>, then for o2 / o3 "

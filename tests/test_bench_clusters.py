@@ -18,7 +18,7 @@ def test_suffixes_set_their_settings():
     assert system_config("o2k10C0.5")["learner"] == {**clipped, "k": 10, "C": 0.5}
 
 
-@pytest.mark.parametrize("name", ["o1s", "o2k", "o4", "o2ms", "o2C", "o2Cx"])
+@pytest.mark.parametrize("name", ["o1s", "o2k", "o4", "o2ms", "o2C", "o2Cx", "o2C1.2.3", "o2C."])
 def test_unknown_names_are_refused(name):
     with pytest.raises(ValueError, match="unknown system"):
         system_config(name)
