@@ -243,27 +243,47 @@ def test_other_model_version_is_rejected(trained, tmp_path):
         spacy.load(tmp_path / "model")
 
 
-def test_models_saved_before_direction_backoff_still_load(train_examples, tmp_path):
-    """v1 features (no direction back-off) train and reload as before; a cfg
-    saved before the ``direction_backoff`` key existed reads as False, and a
-    v2 config (back-off on) refuses it with a message naming both settings."""
-    import srsly
-
+def test_saved_features_must_match_the_config(train_examples, tmp_path):
+    """A model trained with v1 features (no direction back-off) reloads as
+    it was; a v2 config (back-off on) refuses it, naming both settings."""
     nlp, parser, examples = new_parser({"features": SMALL_V1}, train_examples[:60])
     assert parser.features.first_order.direction_backoff is False
     train(parser, examples, 1)
     docs = dev_docs(nlp)
     expected = parses(nlp, docs)
     nlp.to_disk(tmp_path / "model")
-    cfg_path = tmp_path / "model" / "mst_parser" / "cfg"
-    cfg = srsly.read_json(cfg_path)
-    assert cfg["features"].pop("direction_backoff") is False
-    srsly.write_json(cfg_path, cfg)
     assert parses(spacy.load(tmp_path / "model"), docs) == expected
     nlp_v2 = spacy.blank("en")
     nlp_v2.add_pipe("mst_parser", config={"features": SMALL, "label_buckets": 2**12})
     with pytest.raises(ValueError, match="direction_backoff': False.*direction_backoff': True"):
         nlp_v2.get_pipe("mst_parser").from_disk(tmp_path / "model" / "mst_parser")
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, FORMAT_VERSION - 1])
+def test_older_model_formats_are_refused_in_one_line(trained, tmp_path, version):
+    """Before the first release only the current format loads: anything older
+    (directory or bytes) gets one line saying to retrain."""
+    import srsly
+
+    nlp, parser, _ = trained
+    nlp.to_disk(tmp_path / "model")
+    cfg_path = tmp_path / "model" / "mst_parser" / "cfg"
+    cfg = srsly.read_json(cfg_path)
+    cfg["format_version"] = version
+    srsly.write_json(cfg_path, cfg)
+    with pytest.raises(ValueError) as err:
+        spacy.load(tmp_path / "model")
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"model format {version}" in message and "retrain" in message
+    parts = srsly.msgpack_loads(parser.to_bytes())
+    parts["cfg"] = srsly.json_dumps(cfg).encode("utf8")
+    with pytest.raises(ValueError, match=f"model format {version} .*retrain"):
+        parser.from_bytes(srsly.msgpack_dumps(parts))
+    # the bytes of the first formats held the cfg as a msgpack map
+    parts["cfg"] = cfg
+    with pytest.raises(ValueError, match=f"model format {version} .*retrain"):
+        parser.from_bytes(srsly.msgpack_dumps(parts))
 
 
 def test_multiprocess_pipe(trained):

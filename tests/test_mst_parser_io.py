@@ -10,6 +10,7 @@ import srsly
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from spacy_mstparse.components.mst_parser import FORMAT_VERSION
 from spacy_mstparse.components.serialization import ModelDataError
 
 TRAIN = [
@@ -87,7 +88,7 @@ def test_same_parts_on_disk_and_in_bytes(overfitted, tmp_path):
     for name in files:
         assert files[name] == parts[name], name
     cfg = srsly.json_loads(files["cfg"])
-    assert cfg["format_version"] == 4 and cfg["labeler_version"] == 2
+    assert cfg["format_version"] == FORMAT_VERSION and cfg["labeler_version"] == 2
     # the labeler's restrictions are saved and come back
     keys, allowed = parser.graph.labeler.restrictions()
     assert len(keys) > 0 and allowed.any(axis=1).all()
@@ -161,3 +162,32 @@ def test_foreign_bytes_are_refused(overfitted):
     _, parser = overfitted
     with pytest.raises(ModelDataError, match="not a serialized component"):
         parser.from_bytes(b"\x00\x01 certainly not msgpack of a parser")
+
+
+# What each model format saves. A change of the saved parts, of the cfg's keys
+# or of the feature settings' keys is a new format: bump FORMAT_VERSION and add
+# its row here (older formats are refused until the first release).
+SAVED_FORMATS = {
+    5: {
+        "parts": {"cfg", "arc_weights.npz", "label_weights.npz", "label_restrictions.npz"},
+        "cfg": {"decoder", "features", "format_version", "label_buckets", "labeler_version",
+                "labels", "max_sentence_length", "n_best", "n_threads",
+                "nonprojective_threshold", "order", "parallel_batch", "probabilities",
+                "quantize_weights", "replicas", "resolved_decoder", "root_label",
+                "spacy_mstparse_version", "temperature"},
+        "features": {"cluster_bits", "direction_backoff", "n_buckets", "sibling_stops",
+                     "supertags", "tag_columns", "use_morph"},
+    },
+}
+
+
+def test_saved_model_is_the_current_format(overfitted):
+    """Fails when what is saved changes without a new FORMAT_VERSION."""
+    _, parser = overfitted
+    expected = SAVED_FORMATS[FORMAT_VERSION]
+    parts = srsly.msgpack_loads(parser.to_bytes())
+    cfg = srsly.json_loads(parts["cfg"])
+    assert set(parts) == expected["parts"]
+    assert set(cfg) == expected["cfg"]
+    assert set(cfg["features"]) == expected["features"]
+    assert cfg["format_version"] == FORMAT_VERSION

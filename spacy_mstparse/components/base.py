@@ -279,23 +279,19 @@ class DependencyPipe(Pipe):
         return {"format_version": self.FORMAT_VERSION, "spacy_mstparse_version": __version__}
 
     def _check_format(self, cfg: dict, where: str) -> None:
+        """One model format loads: this version's (no migrations before the
+        first release). Anything else is refused in one line."""
         version = cfg.get("format_version")
-        readable = getattr(self, "READS_FORMATS", (self.FORMAT_VERSION,))
-        if version not in readable:
-            formats = " or ".join(str(v) for v in readable)
-            raise ValueError(
-                f"[{self.name}] {where} was saved by spacy-mstparse "
-                f"{cfg.get('spacy_mstparse_version', '?')} in model format {version}; this "
-                f"is spacy-mstparse {__version__}, which reads format {formats}. "
-                "Retrain the pipeline or install the matching spacy-mstparse version."
+        if version != self.FORMAT_VERSION:
+            raise ModelDataError(
+                f"[{self.name}] {where}: saved in model format {version} by spacy-mstparse "
+                f"{cfg.get('spacy_mstparse_version', '?')}; spacy-mstparse {__version__} "
+                f"reads format {self.FORMAT_VERSION} only: retrain the pipeline with this version"
             )
 
     # The table: name (= file name) -> function giving its bytes.
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
         raise NotImplementedError
-
-    # Names ``from_bytes`` reads besides the table's (older formats).
-    LEGACY_PARTS: Tuple[str, ...] = ()
 
     def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
         """Restore the component from ``{name: bytes}``; ``where(name)`` says
@@ -308,7 +304,7 @@ class DependencyPipe(Pipe):
         return serialization.to_bytes(self._serial_parts(), exclude)
 
     def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
-        names = [*self._serial_parts(), *self.LEGACY_PARTS]
+        names = [*self._serial_parts(), *getattr(self, "LEGACY_PARTS", ())]
         where = f"[{self.name}] the serialized component"
         parts = serialization.from_bytes(bytes_data, names, exclude, where)
         self._load_parts(parts, lambda name: f"{where} (part {name!r})")

@@ -41,12 +41,12 @@ from . import extensions, serialization as ser
 from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
 from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
 
-# Format 4: the serializer table (cfg JSON, arc and label weights as bitmap +
-# non-zero values, the same names on disk and in bytes; since 4 the labeler
-# version in cfg, absent = 1, label_restrictions.npz, and clusters.npz with
-# cluster_bits). Formats 1-3 load.
-FORMAT_VERSION = 4
-READS_FORMATS = (1, 2, 3, 4)
+# The saved model: the serializer table (cfg JSON with the labeler version,
+# arc and label weights as bitmap + non-zero values, label_restrictions.npz,
+# clusters.npz with cluster_bits; the same names on disk and in bytes). Until
+# the first release only this format loads, and every change of what is saved
+# bumps it (tests/test_model_format.py holds the parts of each version).
+FORMAT_VERSION = 5
 JOINED_CHUNK_LABEL = "dep"
 RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
 
@@ -86,8 +86,6 @@ class MSTParser(DependencyPipe):
     Settings left out take the factory's defaults."""
 
     FORMAT_VERSION = FORMAT_VERSION
-    READS_FORMATS = READS_FORMATS
-    LEGACY_PARTS = ("arc_sparse", "arc_weights", "label_sparse", "label_weights")
     TRANSIENT_ATTRS = ("graph", "trainer")
     # No thinc model: the learners update the weights inside update().
     model = True
@@ -276,10 +274,8 @@ class MSTParser(DependencyPipe):
         }
 
     def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
-        legacy = isinstance(parts.get("cfg"), dict)  # format 1/2 bytes: msgpack values
         if "cfg" in parts:
-            cfg = parts["cfg"] if legacy else ser.load_json(parts["cfg"], where("cfg"))
-            self._load_cfg(cfg, where("cfg"))
+            self._load_cfg(ser.load_cfg(parts["cfg"], where("cfg")), where("cfg"))
         ours = self.graph if self.graph is not None and self.graph.has_weights else None
         arrays = {stem: ser.load_weight_vector(parts, stem, where, ours and getattr(ours, stem))
                   for stem in ("arc_weights", "label_weights")}
@@ -304,7 +300,7 @@ class MSTParser(DependencyPipe):
 
     def _load_cfg(self, cfg: dict, where: str) -> None:
         self._check_format(cfg, where)
-        saved = FeatureConfig.normalize(cfg["features"]) if cfg.get("features") else None
+        saved = cfg.get("features")
         if saved is not None and saved != self.features.to_dict():
             raise ValueError(f"[{self.name}] {where} was trained with features {saved} but "
                              f"the config asks for {self.features.to_dict()}")
@@ -315,8 +311,8 @@ class MSTParser(DependencyPipe):
                     f"change after training (the config asks for {self.cfg[key]!r})")
         # Learned: labels, the decoder "auto" chose, temperature (calibrate). Runtime
         # settings (max_sentence_length, probabilities, n_best) keep the config's.
-        self.cfg.update({"labeler_version": 1, **{key: cfg[key] for key in (  # no version: 1
+        self.cfg.update({key: cfg[key] for key in (
             "labels", "root_label", "decoder_choice", "nonprojective_share", "temperature",
-            "labeler_version") if key in cfg}})
+            "labeler_version") if key in cfg})
         if cfg.get("decoder") == self.cfg["decoder"]:
             self.cfg["resolved_decoder"] = cfg.get("resolved_decoder")

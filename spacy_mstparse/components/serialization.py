@@ -73,6 +73,13 @@ def load_json(data: bytes, where: str) -> dict:
     return value
 
 
+def load_cfg(data, where: str) -> dict:
+    """A component's saved settings: its JSON ``cfg``, or the msgpack dict of
+    a serialization older than the JSON one (returned as it is, so that the
+    component's format check names its version)."""
+    return data if isinstance(data, dict) else load_json(data, where)
+
+
 def dump_arrays(**arrays: numpy.ndarray) -> bytes:
     """An uncompressed ``.npz`` archive of the arrays (no pickled objects)."""
     buffer = io.BytesIO()
@@ -95,16 +102,6 @@ def load_arrays(data: bytes, where: str, keys: Iterable[str]) -> Dict[str, numpy
     if missing:
         raise ModelDataError(f"{where}: the archive lacks {', '.join(missing)}")
     return arrays
-
-
-def load_npy(data: bytes, where: str) -> numpy.ndarray:
-    """A single ``.npy`` array (files of older formats)."""
-    if not isinstance(data, (bytes, bytearray)) or not data:
-        raise ModelDataError(f"{where}: empty file (expected a numpy .npy array)")
-    try:
-        return numpy.load(io.BytesIO(bytes(data)), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
-        raise ModelDataError(f"{where}: damaged or truncated .npy array ({err})") from None
 
 
 def dump_sparse_vector(weights: numpy.ndarray) -> bytes:
@@ -172,19 +169,10 @@ def _unpack_sparse(arrays: Dict[str, numpy.ndarray], where: str,
 
 def load_weight_vector(parts: Dict[str, bytes], stem: str, where: Callable[[str], str],
                        current: Optional[numpy.ndarray] = None) -> numpy.ndarray:
-    """The weight vector ``stem`` ("arc_weights", "label_weights") of the
-    graph parser's parts, in any saved format: ``<stem>.npz`` (format 3+),
-    ``<name>_sparse`` or a dense array (format 1/2 bytes), ``<stem>.npy``
-    (format 1/2 directory); ``current`` when the part was excluded."""
-    name = stem.split("_")[0]
+    """The weight vector ``stem`` ("arc_weights", "label_weights") saved as
+    ``<stem>.npz``; ``current`` when the part was excluded."""
     if f"{stem}.npz" in parts:
         return load_sparse_vector(parts[f"{stem}.npz"], where(f"{stem}.npz"))
-    if f"{name}_sparse" in parts:
-        return sparse_weights.unpack(parts[f"{name}_sparse"], where(f"{name}_sparse"))
-    if isinstance(parts.get(stem), numpy.ndarray):
-        return parts[stem]
-    if f"{stem}.npy" in parts:
-        return load_npy(parts[f"{stem}.npy"], where(f"{stem}.npy"))
     if current is not None:
         return current
     raise ModelDataError(f"{where(stem + '.npz')}: missing (the saved component is incomplete)")

@@ -47,11 +47,3 @@ class FeatureConfig:
                 "n_buckets": self.n_buckets, "direction_backoff": self.direction_backoff,
                 "cluster_bits": self.cluster_bits, "sibling_stops": self.sibling_stops,
                 "supertags": self.supertags}
-
-    @staticmethod
-    def normalize(saved: dict) -> dict:
-        """A saved ``to_dict`` with the defaults of keys that older models lack
-        (models saved before ``direction_backoff``, ``cluster_bits``,
-        ``sibling_stops`` or ``supertags`` existed did not use them)."""
-        return {"direction_backoff": False, "cluster_bits": 0, "sibling_stops": False,
-                "supertags": False, **saved}
