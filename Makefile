@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SOURCES := $(shell find spacy_mstparse -name '*.pyx' -o -name '*.pxd') pyproject.toml setup.py
 
-.PHONY: install demo test test-fast bench bench-peers clean
+.PHONY: install demo test test-fast test-bench bench bench-peers clean
 
 install: $(VENV)/.installed
 
@@ -25,12 +25,17 @@ $(VENV)/.installed: $(SOURCES)
 demo: install
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m spacy project run demo .
 
+# The product's suite on every core (pytest-xdist), the 15 slowest tests listed.
 test: install
-	$(PY) -m pytest -ra
+	$(PY) -m pytest -ra -n auto --durations=15
 
 # Everything but the end-to-end packaging / spacy train tests.
 test-fast: install
-	$(PY) -m pytest -ra -m "not slow"
+	$(PY) -m pytest -ra -n auto -m "not slow"
+
+# The benchmark scripts' own tests (not part of the product's suite).
+test-bench: install
+	$(PY) -m pytest -ra benchmarks/tests
 
 bench: install
 	$(PY) -m benchmarks.bench_learners

@@ -36,9 +36,15 @@ def find_extensions():
     return extensions
 
 
+# Both steps use every core: cythonize translates the .pyx files in worker
+# processes, build_ext compiles the C files on as many threads.
+JOBS = max(1, int(os.environ.get("MSTPARSE_JOBS", os.cpu_count() or 1)))
+
 setup(
+    options={"build_ext": {"parallel": JOBS}},
     ext_modules=cythonize(
         find_extensions(),
+        nthreads=JOBS if JOBS > 1 else 0,
         language_level=3,
         compiler_directives={
             "boundscheck": False,

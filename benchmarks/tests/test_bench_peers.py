@@ -13,7 +13,7 @@ import pytest
 from benchmarks import bench_peers, peer_runner
 from benchmarks.common import take_sentences
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 GOLD = """\
 # sent_id = a
