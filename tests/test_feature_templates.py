@@ -149,3 +149,24 @@ def test_a_changed_attribute_changes_exactly_the_templates_that_read_it(
     assert checked == {t.id for t in FIRST_ORDER_TEMPLATES.values()
                        if t.option in ("", "morph" if use_morph else "",
                                        "clusters" if cluster_row else "")}
+
+
+def test_the_labeler_table_names_every_label_feature_and_every_template_fires():
+    from spacy_mstparse.labeler.arc_labeler import ArcLabeler
+    from spacy_mstparse.labeler.templates import LABEL_TEMPLATES
+
+    rng = np.random.default_rng(11)
+    labeler = ArcLabeler(2**12, 5, True, 2)
+    names = set()
+    for _ in range(4):
+        s = sentence(random_arrays(rng, 10, 2, True))
+        heads = random_tree(rng, 10)
+        for c in range(1, 11):
+            offsets, row_names = labeler.arc_feature_rows(s, heads, c)
+            assert len(offsets) == len(row_names)
+            names |= set(row_names)
+    bases = {name.split("/")[0] for name in names}
+    assert bases == {name for name, _ in LABEL_TEMPLATES.values()}
+    tagged = {name.split("/")[0] for name in names if name.endswith("/tag2")}
+    assert tagged and all(reads and any("p" in attr for attr in reads)
+                          for name, reads in LABEL_TEMPLATES.values() if name in tagged)

@@ -40,6 +40,7 @@ from libc.string cimport memset
 import numpy
 
 from ..decoders.pruning cimport keep_best_heads
+from .emit cimport KeySink, NoKeys, put, put1, put2
 from .hashing cimport mix, mix3
 from .templates cimport *
 from .sentence cimport Sentence
@@ -147,7 +148,7 @@ cdef class FirstOrderFeatures:
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil:
         """Base hashes of the templates reading only token ``i``, as the head
         (``as_head``) or as the child of an arc (Table 1a)."""
-        return _unigram_bases(self, s, i, as_head, out, NULL)
+        return _unigram_bases(self, s, i, as_head, out, <NoKeys*>NULL)
 
     cdef void unigram_sums(self, Sentence s, int i, bint as_head, const Weights* w,
                            uint64_t* buf, uint64_t* ids, double* sums) noexcept nogil:
@@ -239,7 +240,7 @@ cdef class FirstOrderFeatures:
         ``parts``: the ``token_parts`` of every token (PARTS_STRIDE each), or
         NULL to compute those of h and c here.
         """
-        return _pair_bases(self, s, h, c, between, n_between, out, parts, NULL)
+        return _pair_bases(self, s, h, c, between, n_between, out, parts, <NoKeys*>NULL)
 
     cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
                           const int* n_between, const uint64_t* parts, uint64_t* buf,
@@ -452,37 +453,15 @@ cdef class FirstOrderFeatures:
         """Bucket ids (with repetitions) of the arcs ``heads[c] -> c`` (c >= 1,
         heads[c] >= 0; a negative head: no arc) into ``out`` (room for
         ``tree_capacity`` ids); returns their number, -1 if out of memory."""
-        return _arcs_features(self, s, heads, out, NULL)
-
-
-cdef inline int _put(uint64_t* out, uint8_t* keys, int k, uint64_t key,
-                     uint64_t h) noexcept nogil:
-    """Emit the hash ``h`` of template key ``key`` at ``out[k]`` (and the key
-    at ``keys[k]`` unless ``keys`` is NULL); returns k + 1."""
-    out[k] = h
-    if keys is not NULL:
-        keys[k] = <uint8_t>key
-    return k + 1
-
-
-cdef inline int _put1(uint64_t* out, uint8_t* keys, int k, uint64_t key,
-                      uint64_t a) noexcept nogil:
-    """Emit the hash of template key ``key`` with one attribute id."""
-    return _put(out, keys, k, key, mix(key, a))
-
-
-cdef inline int _put2(uint64_t* out, uint8_t* keys, int k, uint64_t key, uint64_t a,
-                      uint64_t b) noexcept nogil:
-    """Emit the hash of template key ``key`` with two attribute ids."""
-    return _put(out, keys, k, key, mix3(key, a, b))
+        return _arcs_features(self, s, heads, out, <NoKeys*>NULL)
 
 
 # The emitters: every hash goes out with its template key (``templates.pyx``
-# names and describes each), recorded when ``keys`` is not NULL. Scoring
-# passes NULL through the methods above, so the C compiler drops the test.
+# names and describes each; ``emit.pxd``). Scoring goes through the methods
+# above, whose copy of the emitters writes no keys.
 
 cdef inline int _unigram_bases(FirstOrderFeatures f, Sentence s, int i, bint as_head,
-                               uint64_t* out, uint8_t* keys) noexcept nogil:
+                               uint64_t* out, KeySink* keys) noexcept nogil:
     # child templates are the head templates shifted by CHILD_OFFSET
     cdef uint64_t side = 0 if as_head else CHILD_OFFSET
     cdef int k = 0, t, m
@@ -492,22 +471,22 @@ cdef inline int _unigram_bases(FirstOrderFeatures f, Sentence s, int i, bint as_
     for t in range(s.n_tagsets):
         tid = t * TAGSET_STRIDE + side
         P = s.tag_row(t)[i]
-        k = _put2(out, keys, k, tid + T_HWP, W, P)
-        k = _put1(out, keys, k, tid + T_HP, P)
+        k = put2(out, keys, k, tid + T_HWP, W, P)
+        k = put1(out, keys, k, tid + T_HP, P)
         if s.is_long[i]:
-            k = _put2(out, keys, k, tid + T_HXP, X, P)
-    k = _put1(out, keys, k, side + T_HW, W)
+            k = put2(out, keys, k, tid + T_HXP, X, P)
+    k = put1(out, keys, k, side + T_HW, W)
     if s.is_long[i]:
-        k = _put1(out, keys, k, side + T_HX, X)
+        k = put1(out, keys, k, side + T_HX, X)
     if f.use_morph:
         for m in range(s.morph_start[i], s.morph_start[i + 1]):
-            k = _put1(out, keys, k, T_MORPH_H if as_head else T_MORPH_C, s.morph[m])
+            k = put1(out, keys, k, T_MORPH_H if as_head else T_MORPH_C, s.morph[m])
     return k
 
 
 cdef inline int _pair_bases(FirstOrderFeatures f, Sentence s, int h, int c,
                             const uint64_t* between, const int* n_between, uint64_t* out,
-                            const uint64_t* parts, uint8_t* keys) noexcept nogil:
+                            const uint64_t* parts, KeySink* keys) noexcept nogil:
     # The token parts of h and c already hold each template's key and their
     # own attributes (``token_parts``); the key is repeated for ``keys``.
     cdef uint64_t local[2 * PARTS_STRIDE]
@@ -536,67 +515,65 @@ cdef inline int _pair_bases(FirstOrderFeatures f, Sentence s, int h, int c,
         H = hp + N_WORD_PARTS + t * N_TAG_PARTS
         C = cp + N_WORD_PARTS + t * N_TAG_PARTS
         # Table 1b: bigrams
-        k = _put(out, keys, k, tid + T_WPWP, mix(H[HP_WPWP], C[CP_WP]))
-        k = _put(out, keys, k, tid + T_PWP, mix(mix(H[HP_PWP], cW), cP))
-        k = _put(out, keys, k, tid + T_WWP, mix(mix(H[HP_WWP], cW), cP))
-        k = _put(out, keys, k, tid + T_WPP, mix(H[HP_WPP], cP))
-        k = _put(out, keys, k, tid + T_WPW, mix(H[HP_WPW], cW))
+        k = put(out, keys, k, tid + T_WPWP, mix(H[HP_WPWP], C[CP_WP]))
+        k = put(out, keys, k, tid + T_PWP, mix(mix(H[HP_PWP], cW), cP))
+        k = put(out, keys, k, tid + T_WWP, mix(mix(H[HP_WWP], cW), cP))
+        k = put(out, keys, k, tid + T_WPP, mix(H[HP_WPP], cP))
+        k = put(out, keys, k, tid + T_WPW, mix(H[HP_WPW], cW))
         hPcP = mix(H[HP_PP], cP)
-        k = _put(out, keys, k, tid + T_PP, hPcP)
+        k = put(out, keys, k, tid + T_PP, hPcP)
         if prefixed:
-            k = _put(out, keys, k, tid + T_XPXP, mix(H[HP_XPXP], C[CP_XP]))
-            k = _put(out, keys, k, tid + T_PXP, mix(mix(H[HP_PXP], cX), cP))
-            k = _put(out, keys, k, tid + T_XXP, mix(mix(H[HP_XXP], cX), cP))
-            k = _put(out, keys, k, tid + T_XPP, mix(H[HP_XPP], cP))
-            k = _put(out, keys, k, tid + T_XPX, mix(H[HP_XPX], cX))
+            k = put(out, keys, k, tid + T_XPXP, mix(H[HP_XPXP], C[CP_XP]))
+            k = put(out, keys, k, tid + T_PXP, mix(mix(H[HP_PXP], cX), cP))
+            k = put(out, keys, k, tid + T_XXP, mix(mix(H[HP_XXP], cX), cP))
+            k = put(out, keys, k, tid + T_XPP, mix(H[HP_XPP], cP))
+            k = put(out, keys, k, tid + T_XPX, mix(H[HP_XPX], cX))
         # Table 1c: in-between POS
         if n_between[t]:
             inner = mix(tid + T_BETWEEN, hPcP)
             for j in range(n_between[t]):
-                k = _put(out, keys, k, tid + T_BETWEEN, mix(inner, between[t * (s.n + 1) + j]))
+                k = put(out, keys, k, tid + T_BETWEEN, mix(inner, between[t * (s.n + 1) + j]))
         # Table 1c: surrounding POS 4-grams and their back-off trigrams
-        k = _put(out, keys, k, tid + T_CTX_HR_CL, mix(H[HP_CTX_HR], C[CP_LP]))
-        k = _put(out, keys, k, tid + T_CTX_HL_CL, mix(H[HP_CTX_HL], C[CP_LP]))
-        k = _put(out, keys, k, tid + T_CTX_HR_CR, mix(H[HP_CTX_HR_CR], C[CP_PR]))
-        k = _put(out, keys, k, tid + T_CTX_HL_CR, mix(H[HP_CTX_HL_CR], C[CP_PR]))
-        k = _put(out, keys, k, tid + T_TRI_CL, mix(mix(H[HP_TRI_CL], cPl), cP))
-        k = _put(out, keys, k, tid + T_TRI_HR, mix(H[HP_TRI_HR], cP))
-        k = _put(out, keys, k, tid + T_TRI_HL, mix(H[HP_TRI_HL], cP))
-        k = _put(out, keys, k, tid + T_TRI_CR, mix(mix(H[HP_TRI_CR], cP), cPr))
-    k = _put(out, keys, k, T_WW, mix(hp[WP_WW], cW))
+        k = put(out, keys, k, tid + T_CTX_HR_CL, mix(H[HP_CTX_HR], C[CP_LP]))
+        k = put(out, keys, k, tid + T_CTX_HL_CL, mix(H[HP_CTX_HL], C[CP_LP]))
+        k = put(out, keys, k, tid + T_CTX_HR_CR, mix(H[HP_CTX_HR_CR], C[CP_PR]))
+        k = put(out, keys, k, tid + T_CTX_HL_CR, mix(H[HP_CTX_HL_CR], C[CP_PR]))
+        k = put(out, keys, k, tid + T_TRI_CL, mix(mix(H[HP_TRI_CL], cPl), cP))
+        k = put(out, keys, k, tid + T_TRI_HR, mix(H[HP_TRI_HR], cP))
+        k = put(out, keys, k, tid + T_TRI_HL, mix(H[HP_TRI_HL], cP))
+        k = put(out, keys, k, tid + T_TRI_CR, mix(mix(H[HP_TRI_CR], cP), cPr))
+    k = put(out, keys, k, T_WW, mix(hp[WP_WW], cW))
     if prefixed:
-        k = _put(out, keys, k, T_XX, mix(hp[WP_XX], cX))
+        k = put(out, keys, k, T_XX, mix(hp[WP_XX], cX))
     if f.cluster_row:
         row = s.tag_row(0)
         C = s.tag_row(s.n_tagsets - 1)
-        k = _put2(out, keys, k, T_HC_CP, C[h], row[c])
-        k = _put2(out, keys, k, T_HP_CC, row[h], C[c])
-        k = _put2(out, keys, k, T_HC_CW, C[h], cW)
-        k = _put2(out, keys, k, T_HW_CC, s.word[h], C[c])
+        k = put2(out, keys, k, T_HC_CP, C[h], row[c])
+        k = put2(out, keys, k, T_HP_CC, row[h], C[c])
+        k = put2(out, keys, k, T_HC_CW, C[h], cW)
+        k = put2(out, keys, k, T_HW_CC, s.word[h], C[c])
     if f.use_morph:
         for mh in range(s.morph_start[h], s.morph_start[h + 1]):
             for mc in range(s.morph_start[c], s.morph_start[c + 1]):
-                k = _put2(out, keys, k, T_MORPH_HC, s.morph[mh], s.morph[mc])
+                k = put2(out, keys, k, T_MORPH_HC, s.morph[mh], s.morph[mc])
     return k
 
 
 cdef inline int _arcs_features(FirstOrderFeatures f, Sentence s, const int32_t* heads,
-                               uint64_t* out, uint8_t* keys) noexcept nogil:
+                               uint64_t* out, KeySink* keys) noexcept nogil:
     """``arcs_features_into``, and the template key of every bucket id into
-    ``keys`` unless NULL (the same room as ``out``)."""
+    ``keys`` (the same room as ``out``)."""
     cdef int N = s.n + 1
     cdef int cap = f.capacity(s)
     cdef int c, h, j, k, t, dd, p
     cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
-    cdef uint8_t* kbuf = NULL
+    cdef KeySink* kbuf = <KeySink*>malloc(cap * sizeof(KeySink))
     cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
     cdef int n_between[MAX_TAGSETS]
     cdef int total = 0, per = 3 if f.direction_backoff else 2
     cdef uint64_t mask = f.mask
-    if keys is not NULL:
-        kbuf = <uint8_t*>malloc(cap * sizeof(uint8_t))
-    if buf is NULL or between is NULL or (keys is not NULL and kbuf is NULL):
-        free(buf); free(between); free(kbuf)
+    if buf is NULL or kbuf is NULL or between is NULL:
+        free(buf); free(kbuf); free(between)
         return -1
     for c in range(1, N):
         h = heads[c]
@@ -608,17 +585,16 @@ cdef inline int _arcs_features(FirstOrderFeatures f, Sentence s, const int32_t* 
                 add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
         dd = dd_code(h, c)
         k = _unigram_bases(f, s, h, True, buf, kbuf)
-        k += _unigram_bases(f, s, c, False, buf + k, NULL if kbuf is NULL else kbuf + k)
-        k += _pair_bases(f, s, h, c, between, n_between, buf + k, NULL,
-                         NULL if kbuf is NULL else kbuf + k)
+        k += _unigram_bases(f, s, c, False, buf + k, kbuf + k)
+        k += _pair_bases(f, s, h, c, between, n_between, buf + k, NULL, kbuf + k)
         for j in range(k):
             out[total] = buf[j] & mask
             out[total + 1] = mix(buf[j], dd) & mask
             if f.direction_backoff:
                 out[total + 2] = mix(buf[j], direction_code(dd)) & mask
-            if kbuf is not NULL:
+            if KeySink is not NoKeys:
                 for p in range(per):
                     keys[total + p] = kbuf[j]
             total += per
-    free(buf); free(between); free(kbuf)
+    free(buf); free(kbuf); free(between)
     return total

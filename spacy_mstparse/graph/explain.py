@@ -5,14 +5,14 @@ For word c of an encoded sentence the parser's best tree gives the head h;
 the best competing head h' is c's head in the best tree without the arc
 h -> c (constrained decoding, ``constraints.Constraints``). For both arcs
 the explanation lists every feature that fired (McDonald et al. 2005's
-templates, with the names and attributes of the template table
-``features.templates``, the attribute values they read and their
-direction/distance conjunction) and its weight;
-the weights of an arc sum to the arc score the decoder used. The same for the
-label (McDonald et al. 2006's second-stage labeler; its template table is
-``labeler.templates``): each feature's weight for the chosen label and for
-the best other label, whose sums are the two label scores. spaCy-free: the caller gives the words' readable attributes
-as a ``WordView``.
+templates, named as in the template table ``features.templates``, with the
+values of the attributes its row says it reads and its direction/distance
+conjunction) and its weight; the weights of an arc sum to the arc score the
+decoder used. The same for the label (McDonald et al. 2006's second-stage
+labeler, whose template table is ``labeler.templates``): each feature's
+weight for the chosen label and for the best other label, whose sums are the
+two label scores. spaCy-free: the caller gives the words' readable
+attributes as a ``WordView``.
 """
 from typing import Dict, List, NamedTuple, Optional, Sequence
 
