@@ -60,7 +60,8 @@ def test_the_table_knows_every_emitted_key_and_every_group_is_emitted(
     for key in emitted:
         template, column = split_key(key)   # ValueError: a key the table does not know
         assert column < n_tagsets
-        assert template.option in ("", "morph" if use_morph else "", "clusters" if cluster_row else "")
+        assert template.option in ("", "morph" if use_morph else "",
+                                   "clusters" if cluster_row else "")
         assert fg.group_name(key).startswith(template.name)
     assert emitted == set(fg.group_ids(n_tagsets, use_morph, cluster_row))
 

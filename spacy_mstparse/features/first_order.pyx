@@ -28,9 +28,10 @@ Features never exist as strings: a feature is a 64-bit hash of its template id
 and attribute ids, reduced to a bucket of a weight table of ``n_buckets``
 (a power of two) float32 weights. Each emitter states the template key of
 every hash it emits, which ``return_keys`` reports with the bucket ids; the
-template table (``templates.pyx``) names each key and the attributes it reads. Head-only and child-only features do not
-depend on the other end of the arc, so scoring precomputes their sums per
-token, direction and distance bin and only the pair templates cost O(n^2).
+template table (``templates.pyx``) names each key and the attributes it
+reads. Head-only and child-only features do not depend on the other end of
+the arc, so scoring precomputes their sums per token, direction and distance
+bin and only the pair templates cost O(n^2).
 """
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
