@@ -6,7 +6,8 @@ only place where learners and features meet spaCy. The entry-point groups
 Perceptron and MIRA follow McDonald et al. (2005), PA Crammer et al. (2006) /
 Nguyen et al. (2007), Pegasos-DP Shalev-Shwartz et al. (2007) / Lee et al.
 (2010), the sparseptron Smith & Martins (2013), the 1-slack SSVM Joachims et
-al. (2009); the features McDonald et al. (2005) Table 1.
+al. (2009); the features McDonald et al. (2005) Table 1, with the sibling
+and grandparent features of McDonald & Pereira (2006) and Carreras (2007).
 """
 from typing import Optional
 
@@ -101,8 +102,8 @@ def make_one_slack_ssvm(lam: float = 1e-3, eps: float = 0.01, max_inactive: int 
                         max_constraints=max_constraints)
 
 
-@spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v2")
-def make_first_order_features(
+@spacy.registry.mst_features("spacy_mstparse.GraphFeatures.v1")
+def make_graph_features(
     tag_columns: str = "both",
     use_morph: bool = False,
     n_buckets: int = DEFAULT_N_BUCKETS,
@@ -111,14 +112,18 @@ def make_first_order_features(
     sibling_stops: bool = False,
     supertags: bool = False,
 ) -> FeatureConfig:
-    """McDonald et al. (2005) Table 1 features.
+    """What the graph parser's factors read and the table they hash into:
+    the first-order arc features (McDonald et al. 2005, Table 1) and, at
+    order 2 and 3, the sibling (McDonald & Pereira 2006) and grandparent
+    (Carreras 2007) features, over the same tag rows and weight table.
 
     tag_columns: "upos", "xpos" or "both" (which tags feed the POS templates).
     use_morph: add FEATS features of head and child (Nguyen et al. 2007).
     n_buckets: size of the hashed weight table (a power of two).
-    direction_backoff: conjoin every feature with the attachment direction
-        alone too, besides the plain feature and its direction + distance
-        conjunction (+0.24 UAS on EWT dev on average, about 1.27x the parse time).
+    direction_backoff: conjoin every first-order feature with the attachment
+        direction alone too, besides the plain feature and its direction +
+        distance conjunction (+0.24 UAS on EWT dev on average, about 1.27x
+        the parse time).
     cluster_bits: 0, or a tag column of the first ``cluster_bits`` bits of
         each word's Brown cluster path (Koo et al. 2008; 64 = the whole path),
         read at ``initialize`` (its ``clusters`` setting) and saved with the model.
@@ -134,12 +139,18 @@ def make_first_order_features(
                          sibling_stops, supertags)
 
 
+# GraphFeatures.v1's former name, kept so configs and models that use it load.
+spacy.registry.mst_features.register("spacy_mstparse.FirstOrderFeatures.v2",
+                                     func=make_graph_features)
+
+
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")
 def make_first_order_features_v1(
     tag_columns: str = "both", use_morph: bool = False, n_buckets: int = DEFAULT_N_BUCKETS
 ) -> FeatureConfig:
-    """The v1 feature set: v2 without ``direction_backoff`` (the plain
-    McDonald et al. 2005 conjunctions). Kept so v1 configs and models still
-    load and train exactly as before."""
+    """The first feature set: ``GraphFeatures.v1`` without ``direction_backoff``
+    (the plain McDonald et al. 2005 conjunctions), clusters, stop factors or
+    supertags. Kept so its configs and models still load and train exactly
+    as before."""
     check_tag_columns(tag_columns)
     return FeatureConfig(tag_columns, use_morph, n_buckets, False)

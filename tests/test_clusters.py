@@ -126,7 +126,7 @@ TRAIN = [
      ["det", "nsubj", "root", "punct"]),
     ("The cat sleeps", ["DET", "NOUN", "VERB"], [1, 2, 2], ["det", "nsubj", "root"]),
 ]
-CONFIG = {"features": {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+CONFIG = {"features": {"@mst_features": "spacy_mstparse.GraphFeatures.v1",
                        "n_buckets": 2**12, "cluster_bits": 2}, "label_buckets": 2**8}
 
 

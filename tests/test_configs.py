@@ -139,3 +139,31 @@ def test_tagged_pipeline_trains_parser_on_predicted_tags(docbins):
         assert sum(token.head.i == token.i for token in sent) == 1, sent
         assert all(sent.start <= token.head.i < sent.end for token in sent), sent
     assert all(token.tag_ and token.pos_ and token.dep_ and token._.supertag for token in doc)
+
+
+def test_configs_name_the_graph_features_function():
+    """The shipped configs and the factory's default use GraphFeatures.v1; its
+    former name FirstOrderFeatures.v2 is the same function (registered and as
+    an entry point), FirstOrderFeatures.v1 the same without direction back-off."""
+    import tomllib
+
+    from spacy_mstparse.components.mst_parser_settings import DEFAULT_CONFIG
+
+    name = "spacy_mstparse.GraphFeatures.v1"
+    used = {DEFAULT_CONFIG["features"]["@mst_features"]}
+    for config_name in CONFIGS:
+        config = spacy.util.load_config(ROOT / "configs" / config_name)
+        used |= {component["features"]["@mst_features"]
+                 for component in config["components"].values() if "features" in component}
+    assert used == {name}
+    features = spacy.registry.mst_features
+    assert features.get("spacy_mstparse.FirstOrderFeatures.v2") is features.get(name)
+    entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())[
+        "project"]["entry-points"]["spacy_mst_features"]
+    assert entry_points[name] == entry_points["spacy_mstparse.FirstOrderFeatures.v2"]
+    settings = {"tag_columns": "upos", "cluster_bits": 4, "sibling_stops": True}
+    resolved = {alias: spacy.registry.resolve({"f": {"@mst_features": alias, **settings}})["f"]
+                for alias in (name, "spacy_mstparse.FirstOrderFeatures.v2")}
+    assert resolved[name].to_dict() == resolved["spacy_mstparse.FirstOrderFeatures.v2"].to_dict()
+    v1 = spacy.registry.resolve({"f": {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1"}})["f"]
+    assert v1.direction_backoff is False and resolved[name].direction_backoff is True

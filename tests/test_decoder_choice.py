@@ -12,7 +12,7 @@ from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.decoders import is_projective, is_valid_tree, nonprojective_arcs
 from spacy_mstparse.graph.decoder_choice import choose_decoder, nonprojective_arc_share
 
-SMALL = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "n_buckets": 2**16}
+SMALL = {"@mst_features": "spacy_mstparse.GraphFeatures.v1", "n_buckets": 2**16}
 
 
 def all_trees(n):

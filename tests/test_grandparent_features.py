@@ -15,7 +15,7 @@ from spacy_mstparse.features.grandparent import GrandparentFeatures
 from spacy_mstparse.features.hashing import py_mix as mix
 from spacy_mstparse.graph.decoding import GrandScores, tree_score
 from spacy_mstparse.graph.model import GraphModel
-from spacy_mstparse.registry import make_first_order_features
+from spacy_mstparse.registry import make_graph_features
 
 N_BUCKETS = 2**20
 # Template ids as documented in templates.pxd (tag column 0).
@@ -83,7 +83,7 @@ def test_order3_model_tree_score_is_weight_sum(nlp):
     weights of model.tree_features (arcs + siblings + grandparents)."""
     s = encode(nlp, ["a", "big", "dog", "barked", "at", "the", "small", "cats"],
                ["DET", "ADJ", "NOUN", "VERB", "ADP", "DET", "ADJ", "NOUN"], "both")
-    features = make_first_order_features(tag_columns="both", use_morph=False, n_buckets=N_BUCKETS,
+    features = make_graph_features(tag_columns="both", use_morph=False, n_buckets=N_BUCKETS,
                                          direction_backoff=False)
     model = GraphModel(features, order=3, decoder="eisner")
     w = numpy.random.RandomState(1).randn(N_BUCKETS).astype("float32")

@@ -27,7 +27,7 @@ LEARNERS = {
     "pegasos": {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": 1e-2, "k": 1},
     "pegasos_k10": {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": 1e-2, "k": 10},
 }
-SMALL = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "n_buckets": 2**18}
+SMALL = {"@mst_features": "spacy_mstparse.GraphFeatures.v1", "n_buckets": 2**18}
 SMALL_V1 = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v1", "n_buckets": 2**18}
 
 

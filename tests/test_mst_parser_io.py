@@ -21,7 +21,7 @@ TRAIN = [
     ("Dogs bark at night", ["NOUN", "VERB", "ADP", "NOUN"],
      [1, 1, 3, 1], ["nsubj", "root", "case", "obl"]),
 ]
-SMALL = {"features": {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+SMALL = {"features": {"@mst_features": "spacy_mstparse.GraphFeatures.v1",
                       "n_buckets": 2**12}, "label_buckets": 2**8}
 
 

@@ -107,7 +107,7 @@ def test_invalid_order():
         new_parser({"order": 3, "decoder": "chu_liu_edmonds"})
 
 
-STOP_FEATURES = {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+STOP_FEATURES = {"@mst_features": "spacy_mstparse.GraphFeatures.v1",
                  "n_buckets": 2**20, "sibling_stops": True}
 
 

@@ -19,7 +19,7 @@ WORDS = "The cat sat on the mat .".split()
 HEADS = [1, 2, 2, 5, 5, 2, 2]
 DEPS = ["det", "nsubj", "root", "case", "det", "obl", "punct"]
 POS = ["DET", "NOUN", "VERB", "ADP", "DET", "NOUN", "PUNCT"]
-SUPER = {"features": {"@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+SUPER = {"features": {"@mst_features": "spacy_mstparse.GraphFeatures.v1",
                       "tag_columns": "upos", "supertags": True, "n_buckets": 2**16}}
 
 

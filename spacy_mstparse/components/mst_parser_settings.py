@@ -16,7 +16,7 @@ DEFAULT_CONFIG = {
     "order": 1,
     "learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None},
     "features": {
-        "@mst_features": "spacy_mstparse.FirstOrderFeatures.v2",
+        "@mst_features": "spacy_mstparse.GraphFeatures.v1",
         "tag_columns": "both",
         "use_morph": False,
         "n_buckets": DEFAULT_N_BUCKETS,

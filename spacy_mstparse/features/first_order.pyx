@@ -26,18 +26,22 @@ BENCHMARKS.md).
 
 Features never exist as strings: a feature is a 64-bit hash of its template id
 and attribute ids, reduced to a bucket of a weight table of ``n_buckets``
-(a power of two) float32 weights. Head-only and child-only features do not
-depend on the other end of the arc, so scoring precomputes their sums per
-token, direction and distance bin and only the pair templates cost O(n^2).
+(a power of two) float32 weights. Each emitter states the template key of
+every hash it emits, which ``return_keys`` reports with the bucket ids; the
+template table (``templates.pyx``) names each key and the attributes it
+reads. Head-only and child-only features do not depend on the other end of
+the arc, so scoring precomputes their sums per token, direction and distance
+bin and only the pair templates cost O(n^2).
 """
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.string cimport memset
 
 import numpy
 
 from ..decoders.pruning cimport keep_best_heads
+from .emit cimport KeySink, NoKeys, put, put1, put2
 from .hashing cimport mix, mix3
 from .templates cimport *
 from .sentence cimport Sentence
@@ -145,26 +149,7 @@ cdef class FirstOrderFeatures:
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil:
         """Base hashes of the templates reading only token ``i``, as the head
         (``as_head``) or as the child of an arc (Table 1a)."""
-        # child templates are the head templates shifted by CHILD_OFFSET
-        cdef uint64_t side = 0 if as_head else CHILD_OFFSET
-        cdef int k = 0, t, m
-        cdef uint64_t tid, P
-        cdef uint64_t W = s.word[i]
-        cdef uint64_t X = s.prefix[i]
-        for t in range(s.n_tagsets):
-            tid = t * TAGSET_STRIDE + side
-            P = s.tag_row(t)[i]
-            out[k] = mix3(tid + T_HWP, W, P); k += 1
-            out[k] = mix(tid + T_HP, P); k += 1
-            if s.is_long[i]:
-                out[k] = mix3(tid + T_HXP, X, P); k += 1
-        out[k] = mix(side + T_HW, W); k += 1
-        if s.is_long[i]:
-            out[k] = mix(side + T_HX, X); k += 1
-        if self.use_morph:
-            for m in range(s.morph_start[i], s.morph_start[i + 1]):
-                out[k] = mix(T_MORPH_H if as_head else T_MORPH_C, s.morph[m]); k += 1
-        return k
+        return _unigram_bases(self, s, i, as_head, out, <NoKeys*>NULL)
 
     cdef void unigram_sums(self, Sentence s, int i, bint as_head, const Weights* w,
                            uint64_t* buf, uint64_t* ids, double* sums) noexcept nogil:
@@ -256,73 +241,7 @@ cdef class FirstOrderFeatures:
         ``parts``: the ``token_parts`` of every token (PARTS_STRIDE each), or
         NULL to compute those of h and c here.
         """
-        cdef uint64_t local[2 * PARTS_STRIDE]
-        cdef const uint64_t* hp
-        cdef const uint64_t* cp
-        if parts is NULL:
-            self.token_parts(s, h, local)
-            self.token_parts(s, c, local + PARTS_STRIDE)
-            hp = local
-            cp = local + PARTS_STRIDE
-        else:
-            hp = parts + h * PARTS_STRIDE
-            cp = parts + c * PARTS_STRIDE
-        cdef int k = 0, t, j, mh, mc
-        cdef uint64_t cP, cPl, cPr, hPcP, inner
-        cdef const uint64_t* H
-        cdef const uint64_t* C
-        cdef uint64_t* row
-        cdef uint64_t cW = s.word[c]
-        cdef uint64_t cX = s.prefix[c] if s.is_long[c] else cW
-        cdef bint prefixed = s.is_long[h] or s.is_long[c]
-        for t in range(s.n_tagsets):
-            row = s.tag_row(t)
-            cP = row[c]; cPl = row[c - 1]; cPr = row[c + 1]
-            H = hp + N_WORD_PARTS + t * N_TAG_PARTS
-            C = cp + N_WORD_PARTS + t * N_TAG_PARTS
-            # Table 1b: bigrams
-            out[k] = mix(H[HP_WPWP], C[CP_WP]); k += 1
-            out[k] = mix(mix(H[HP_PWP], cW), cP); k += 1
-            out[k] = mix(mix(H[HP_WWP], cW), cP); k += 1
-            out[k] = mix(H[HP_WPP], cP); k += 1
-            out[k] = mix(H[HP_WPW], cW); k += 1
-            hPcP = mix(H[HP_PP], cP)
-            out[k] = hPcP; k += 1
-            if prefixed:
-                out[k] = mix(H[HP_XPXP], C[CP_XP]); k += 1
-                out[k] = mix(mix(H[HP_PXP], cX), cP); k += 1
-                out[k] = mix(mix(H[HP_XXP], cX), cP); k += 1
-                out[k] = mix(H[HP_XPP], cP); k += 1
-                out[k] = mix(H[HP_XPX], cX); k += 1
-            # Table 1c: in-between POS
-            if n_between[t]:
-                inner = mix(t * TAGSET_STRIDE + T_BETWEEN, hPcP)
-                for j in range(n_between[t]):
-                    out[k] = mix(inner, between[t * (s.n + 1) + j]); k += 1
-            # Table 1c: surrounding POS 4-grams and their back-off trigrams
-            out[k] = mix(H[HP_CTX_HR], C[CP_LP]); k += 1
-            out[k] = mix(H[HP_CTX_HL], C[CP_LP]); k += 1
-            out[k] = mix(H[HP_CTX_HR_CR], C[CP_PR]); k += 1
-            out[k] = mix(H[HP_CTX_HL_CR], C[CP_PR]); k += 1
-            out[k] = mix(mix(H[HP_TRI_CL], cPl), cP); k += 1
-            out[k] = mix(H[HP_TRI_HR], cP); k += 1
-            out[k] = mix(H[HP_TRI_HL], cP); k += 1
-            out[k] = mix(mix(H[HP_TRI_CR], cP), cPr); k += 1
-        out[k] = mix(hp[WP_WW], cW); k += 1
-        if prefixed:
-            out[k] = mix(hp[WP_XX], cX); k += 1
-        if self.cluster_row:
-            row = s.tag_row(0)
-            C = s.tag_row(s.n_tagsets - 1)
-            out[k] = mix3(T_HC_CP, C[h], row[c]); k += 1
-            out[k] = mix3(T_HP_CC, row[h], C[c]); k += 1
-            out[k] = mix3(T_HC_CW, C[h], cW); k += 1
-            out[k] = mix3(T_HW_CC, s.word[h], C[c]); k += 1
-        if self.use_morph:
-            for mh in range(s.morph_start[h], s.morph_start[h + 1]):
-                for mc in range(s.morph_start[c], s.morph_start[c + 1]):
-                    out[k] = mix3(T_MORPH_HC, s.morph[mh], s.morph[mc]); k += 1
-        return k
+        return _pair_bases(self, s, h, c, between, n_between, out, parts, <NoKeys*>NULL)
 
     cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
                           const int* n_between, const uint64_t* parts, uint64_t* buf,
@@ -470,19 +389,25 @@ cdef class FirstOrderFeatures:
             raise MemoryError()
         return scores
 
-    def arc_features(self, Sentence s, int h, int c):
-        """Bucket ids (uint64, with repetitions) of all features of the arc h -> c."""
+    def arc_features(self, Sentence s, int h, int c, bint return_keys=False):
+        """Bucket ids (uint64, with repetitions) of all features of the arc h -> c.
+
+        return_keys: return ``(ids, keys)``, with the template key (uint8,
+        ``templates.pyx``) of each id.
+        """
         self._check(s)
         if not (0 <= h <= s.n and 1 <= c <= s.n and h != c):
             raise ValueError(f"no arc {h} -> {c} in a sentence of {s.n} words")
         heads = numpy.full(s.n + 1, -2, dtype="int32")
         heads[c] = h
-        return self._features_of_arcs(s, heads)
+        return self._features_of_arcs(s, heads, return_keys)
 
-    def tree_features(self, Sentence s, const int32_t[:] heads):
+    def tree_features(self, Sentence s, const int32_t[:] heads, bint return_keys=False):
         """Bucket ids (uint64, with repetitions) of all features of a tree.
 
         heads: int32 array of length n+1, heads[0] ignored.
+        return_keys: return ``(ids, keys)``, with the template key (uint8,
+        ``templates.pyx``) of each id.
         """
         self._check(s)
         if heads.shape[0] != s.n + 1:
@@ -490,13 +415,13 @@ cdef class FirstOrderFeatures:
         for c in range(1, s.n + 1):
             if not (0 <= heads[c] <= s.n) or heads[c] == c:
                 raise ValueError(f"invalid head {heads[c]} for word {c}")
-        return self._features_of_arcs(s, heads)
+        return self._features_of_arcs(s, heads, return_keys)
 
     def _check(self, Sentence s):
         if s.n_tagsets != self.n_tagsets:
             raise ValueError(f"sentence has {s.n_tagsets} tag rows, features expect {self.n_tagsets}")
 
-    def _features_of_arcs(self, Sentence s, heads):
+    def _features_of_arcs(self, Sentence s, heads, bint return_keys):
         # heads[c] < 0 means: no arc into c.
         cdef const int32_t[::1] hv = numpy.ascontiguousarray(heads, dtype=numpy.int32)
         cdef int N = s.n + 1
@@ -504,13 +429,20 @@ cdef class FirstOrderFeatures:
         for c in range(1, N):
             if hv[c] >= 0:
                 n_arcs += 1
-        result = numpy.empty(max(1, n_arcs) * self.n_conjunctions * self.capacity(s),
-                             dtype="uint64")
+        size = max(1, n_arcs) * self.n_conjunctions * self.capacity(s)
+        result = numpy.empty(size, dtype="uint64")
+        keys = numpy.empty(size if return_keys else 1, dtype="uint8")
         cdef uint64_t[::1] res = result
+        cdef uint8_t[::1] kv = keys
         with nogil:
-            total = self.arcs_features_into(s, &hv[0], &res[0])
+            if return_keys:
+                total = _arcs_features(self, s, &hv[0], &res[0], &kv[0])
+            else:
+                total = self.arcs_features_into(s, &hv[0], &res[0])
         if total < 0:
             raise MemoryError()
+        if return_keys:
+            return result[:total], keys[:total]
         return result[:total]
 
     cdef int tree_capacity(self, Sentence s) noexcept nogil:
@@ -522,35 +454,148 @@ cdef class FirstOrderFeatures:
         """Bucket ids (with repetitions) of the arcs ``heads[c] -> c`` (c >= 1,
         heads[c] >= 0; a negative head: no arc) into ``out`` (room for
         ``tree_capacity`` ids); returns their number, -1 if out of memory."""
-        cdef int N = s.n + 1
-        cdef int cap = self.capacity(s)
-        cdef int c, h, j, k, t, dd, p
-        cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
-        cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
-        cdef int n_between[MAX_TAGSETS]
-        cdef int total = 0
-        cdef uint64_t mask = self.mask
-        if buf is NULL or between is NULL:
-            free(buf); free(between)
-            return -1
-        for c in range(1, N):
-            h = heads[c]
-            if h < 0:
-                continue
-            for t in range(s.n_tagsets):
-                n_between[t] = 0
-                for p in range(min(h, c) + 1, max(h, c)):
-                    add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
-            dd = dd_code(h, c)
-            k = self.unigram_bases(s, h, True, buf)
-            k += self.unigram_bases(s, c, False, buf + k)
-            k += self.pair_bases(s, h, c, between, n_between, buf + k)
-            for j in range(k):
-                out[total] = buf[j] & mask
-                out[total + 1] = mix(buf[j], dd) & mask
-                total += 2
-                if self.direction_backoff:
-                    out[total] = mix(buf[j], direction_code(dd)) & mask
-                    total += 1
-        free(buf); free(between)
-        return total
+        return _arcs_features(self, s, heads, out, <NoKeys*>NULL)
+
+
+# The emitters: every hash goes out with its template key (``templates.pyx``
+# names and describes each; ``emit.pxd``). Scoring goes through the methods
+# above, whose copy of the emitters writes no keys.
+
+cdef inline int _unigram_bases(FirstOrderFeatures f, Sentence s, int i, bint as_head,
+                               uint64_t* out, KeySink* keys) noexcept nogil:
+    # child templates are the head templates shifted by CHILD_OFFSET
+    cdef uint64_t side = 0 if as_head else CHILD_OFFSET
+    cdef int k = 0, t, m
+    cdef uint64_t tid, P
+    cdef uint64_t W = s.word[i]
+    cdef uint64_t X = s.prefix[i]
+    for t in range(s.n_tagsets):
+        tid = t * TAGSET_STRIDE + side
+        P = s.tag_row(t)[i]
+        k = put2(out, keys, k, tid + T_HWP, W, P)
+        k = put1(out, keys, k, tid + T_HP, P)
+        if s.is_long[i]:
+            k = put2(out, keys, k, tid + T_HXP, X, P)
+    k = put1(out, keys, k, side + T_HW, W)
+    if s.is_long[i]:
+        k = put1(out, keys, k, side + T_HX, X)
+    if f.use_morph:
+        for m in range(s.morph_start[i], s.morph_start[i + 1]):
+            k = put1(out, keys, k, T_MORPH_H if as_head else T_MORPH_C, s.morph[m])
+    return k
+
+
+cdef inline int _pair_bases(FirstOrderFeatures f, Sentence s, int h, int c,
+                            const uint64_t* between, const int* n_between, uint64_t* out,
+                            const uint64_t* parts, KeySink* keys) noexcept nogil:
+    # The token parts of h and c already hold each template's key and their
+    # own attributes (``token_parts``); the key is repeated for ``keys``.
+    cdef uint64_t local[2 * PARTS_STRIDE]
+    cdef const uint64_t* hp
+    cdef const uint64_t* cp
+    if parts is NULL:
+        f.token_parts(s, h, local)
+        f.token_parts(s, c, local + PARTS_STRIDE)
+        hp = local
+        cp = local + PARTS_STRIDE
+    else:
+        hp = parts + h * PARTS_STRIDE
+        cp = parts + c * PARTS_STRIDE
+    cdef int k = 0, t, j, mh, mc
+    cdef uint64_t tid, cP, cPl, cPr, hPcP, inner
+    cdef const uint64_t* H
+    cdef const uint64_t* C
+    cdef uint64_t* row
+    cdef uint64_t cW = s.word[c]
+    cdef uint64_t cX = s.prefix[c] if s.is_long[c] else cW
+    cdef bint prefixed = s.is_long[h] or s.is_long[c]
+    for t in range(s.n_tagsets):
+        tid = t * TAGSET_STRIDE
+        row = s.tag_row(t)
+        cP = row[c]; cPl = row[c - 1]; cPr = row[c + 1]
+        H = hp + N_WORD_PARTS + t * N_TAG_PARTS
+        C = cp + N_WORD_PARTS + t * N_TAG_PARTS
+        # Table 1b: bigrams
+        k = put(out, keys, k, tid + T_WPWP, mix(H[HP_WPWP], C[CP_WP]))
+        k = put(out, keys, k, tid + T_PWP, mix(mix(H[HP_PWP], cW), cP))
+        k = put(out, keys, k, tid + T_WWP, mix(mix(H[HP_WWP], cW), cP))
+        k = put(out, keys, k, tid + T_WPP, mix(H[HP_WPP], cP))
+        k = put(out, keys, k, tid + T_WPW, mix(H[HP_WPW], cW))
+        hPcP = mix(H[HP_PP], cP)
+        k = put(out, keys, k, tid + T_PP, hPcP)
+        if prefixed:
+            k = put(out, keys, k, tid + T_XPXP, mix(H[HP_XPXP], C[CP_XP]))
+            k = put(out, keys, k, tid + T_PXP, mix(mix(H[HP_PXP], cX), cP))
+            k = put(out, keys, k, tid + T_XXP, mix(mix(H[HP_XXP], cX), cP))
+            k = put(out, keys, k, tid + T_XPP, mix(H[HP_XPP], cP))
+            k = put(out, keys, k, tid + T_XPX, mix(H[HP_XPX], cX))
+        # Table 1c: in-between POS
+        if n_between[t]:
+            inner = mix(tid + T_BETWEEN, hPcP)
+            for j in range(n_between[t]):
+                k = put(out, keys, k, tid + T_BETWEEN, mix(inner, between[t * (s.n + 1) + j]))
+        # Table 1c: surrounding POS 4-grams and their back-off trigrams
+        k = put(out, keys, k, tid + T_CTX_HR_CL, mix(H[HP_CTX_HR], C[CP_LP]))
+        k = put(out, keys, k, tid + T_CTX_HL_CL, mix(H[HP_CTX_HL], C[CP_LP]))
+        k = put(out, keys, k, tid + T_CTX_HR_CR, mix(H[HP_CTX_HR_CR], C[CP_PR]))
+        k = put(out, keys, k, tid + T_CTX_HL_CR, mix(H[HP_CTX_HL_CR], C[CP_PR]))
+        k = put(out, keys, k, tid + T_TRI_CL, mix(mix(H[HP_TRI_CL], cPl), cP))
+        k = put(out, keys, k, tid + T_TRI_HR, mix(H[HP_TRI_HR], cP))
+        k = put(out, keys, k, tid + T_TRI_HL, mix(H[HP_TRI_HL], cP))
+        k = put(out, keys, k, tid + T_TRI_CR, mix(mix(H[HP_TRI_CR], cP), cPr))
+    k = put(out, keys, k, T_WW, mix(hp[WP_WW], cW))
+    if prefixed:
+        k = put(out, keys, k, T_XX, mix(hp[WP_XX], cX))
+    if f.cluster_row:
+        row = s.tag_row(0)
+        C = s.tag_row(s.n_tagsets - 1)
+        k = put2(out, keys, k, T_HC_CP, C[h], row[c])
+        k = put2(out, keys, k, T_HP_CC, row[h], C[c])
+        k = put2(out, keys, k, T_HC_CW, C[h], cW)
+        k = put2(out, keys, k, T_HW_CC, s.word[h], C[c])
+    if f.use_morph:
+        for mh in range(s.morph_start[h], s.morph_start[h + 1]):
+            for mc in range(s.morph_start[c], s.morph_start[c + 1]):
+                k = put2(out, keys, k, T_MORPH_HC, s.morph[mh], s.morph[mc])
+    return k
+
+
+cdef inline int _arcs_features(FirstOrderFeatures f, Sentence s, const int32_t* heads,
+                               uint64_t* out, KeySink* keys) noexcept nogil:
+    """``arcs_features_into``, and the template key of every bucket id into
+    ``keys`` (the same room as ``out``)."""
+    cdef int N = s.n + 1
+    cdef int cap = f.capacity(s)
+    cdef int c, h, j, k, t, dd, p
+    cdef uint64_t* buf = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef KeySink* kbuf = <KeySink*>malloc(cap * sizeof(KeySink))
+    cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
+    cdef int n_between[MAX_TAGSETS]
+    cdef int total = 0, per = 3 if f.direction_backoff else 2
+    cdef uint64_t mask = f.mask
+    if buf is NULL or kbuf is NULL or between is NULL:
+        free(buf); free(kbuf); free(between)
+        return -1
+    for c in range(1, N):
+        h = heads[c]
+        if h < 0:
+            continue
+        for t in range(s.n_tagsets):
+            n_between[t] = 0
+            for p in range(min(h, c) + 1, max(h, c)):
+                add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
+        dd = dd_code(h, c)
+        k = _unigram_bases(f, s, h, True, buf, kbuf)
+        k += _unigram_bases(f, s, c, False, buf + k, kbuf + k)
+        k += _pair_bases(f, s, h, c, between, n_between, buf + k, NULL, kbuf + k)
+        for j in range(k):
+            out[total] = buf[j] & mask
+            out[total + 1] = mix(buf[j], dd) & mask
+            if f.direction_backoff:
+                out[total + 2] = mix(buf[j], direction_code(dd)) & mask
+            if KeySink is not NoKeys:
+                for p in range(per):
+                    keys[total + p] = kbuf[j]
+            total += per
+    free(buf); free(kbuf); free(between)
+    return total

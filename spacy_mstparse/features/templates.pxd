@@ -2,8 +2,8 @@
 # McDonald et al. 2005 Table 1; adjacent siblings, McDonald & Pereira 2006;
 # grandparents, Carreras 2007 / Koo & Collins 2010):
 # a feature's hash starts from its template id, so ids must never clash.
-# first_order.pyx, feature_groups.pyx, second_order.pyx and grandparent.pyx
-# cimport these.
+# first_order.pyx, second_order.pyx and grandparent.pyx cimport these;
+# templates.pyx names each first-order template and the attributes it reads.
 
 cdef enum Template:
     T_HWP = 1

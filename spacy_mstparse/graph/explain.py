@@ -5,56 +5,27 @@ For word c of an encoded sentence the parser's best tree gives the head h;
 the best competing head h' is c's head in the best tree without the arc
 h -> c (constrained decoding, ``constraints.Constraints``). For both arcs
 the explanation lists every feature that fired (McDonald et al. 2005's
-templates, named as in ``features.feature_groups``, with the attribute
-values they read and their direction/distance conjunction) and its weight;
-the weights of an arc sum to the arc score the decoder used. The same for the
-label (McDonald et al. 2006's second-stage labeler): each feature's weight
-for the chosen label and for the best other label, whose sums are the two
-label scores. spaCy-free: the caller gives the words' readable attributes
-as a ``WordView``.
+templates, named as in the template table ``features.templates``, with the
+values of the attributes its row says it reads and its direction/distance
+conjunction) and its weight; the weights of an arc sum to the arc score the
+decoder used. The same for the label (McDonald et al. 2006's second-stage
+labeler, whose template table is ``labeler.templates``): each feature's
+weight for the chosen label and for the best other label, whose sums are the
+two label scores. spaCy-free: the caller gives the words' readable
+attributes as a ``WordView``.
 """
 from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import numpy
 
-from ..features.feature_groups import group_name, tree_features_grouped
+from ..features.feature_groups import group_name
+from ..features.templates import split_key
+from ..labeler.templates import LABEL_TEMPLATES
 from .constraints import Constraints
 from .probabilities import analyse
 
-# The attributes each first-order template reads (template id = group id % 64):
-# hw/cw word, hp/cp tag, hx/cx prefix, hX/cX prefix or word, b a tag between,
-# hm/cm a morphological feature.
-ARC_TEMPLATE_ATTRS = {
-    1: ("hw", "hp"), 2: ("hw",), 3: ("hp",), 4: ("hx", "hp"), 5: ("hx",),
-    6: ("cw", "cp"), 7: ("cw",), 8: ("cp",), 9: ("cx", "cp"), 10: ("cx",),
-    11: ("hw", "hp", "cw", "cp"), 12: ("hp", "cw", "cp"), 13: ("hw", "cw", "cp"),
-    14: ("hw", "hp", "cp"), 15: ("hw", "hp", "cw"), 16: ("hw", "cw"), 17: ("hp", "cp"),
-    18: ("hX", "hp", "cX", "cp"), 19: ("hp", "cX", "cp"), 20: ("hX", "cX", "cp"),
-    21: ("hX", "hp", "cp"), 22: ("hX", "hp", "cX"), 23: ("hX", "cX"), 24: ("hp", "b", "cp"),
-    25: ("hp", "hp+1", "cp-1", "cp"), 26: ("hp-1", "hp", "cp-1", "cp"),
-    27: ("hp", "hp+1", "cp", "cp+1"), 28: ("hp-1", "hp", "cp", "cp+1"),
-    29: ("hp", "cp-1", "cp"), 30: ("hp", "hp+1", "cp"), 31: ("hp-1", "hp", "cp"),
-    32: ("hp", "cp", "cp+1"), 33: ("hm",), 34: ("cm",), 35: ("hm", "cm"),
-    # the hybrid cluster pairs (hC/cC: the cluster row, the view's last tags)
-    48: ("hC", "cp"), 49: ("hp", "cC"), 50: ("hC", "cw"), 51: ("hw", "cC"),
-}
-LABEL_TEMPLATE_ATTRS = {
-    "bias": (), "h-word": ("hw",), "c-word": ("cw",), "h-pos": ("hp",), "c-pos": ("cp",),
-    "h-word+c-pos": ("hw", "cp"), "h-pos+c-word": ("hp", "cw"), "h-word+c-word": ("hw", "cw"),
-    "h-pos+c-pos": ("hp", "cp"), "h-pos+c-pos+dir+dist": ("hp", "cp", "dd"),
-    "c-pos+dir": ("cp", "dir"), "c-word+dir": ("cw", "dir"), "dir+dist": ("dd",),
-    "c-pos-1+c-pos+h-pos": ("cp-1", "cp", "hp"), "c-pos+c-pos+1+h-pos": ("cp", "cp+1", "hp"),
-    "g-pos+h-pos+c-pos": ("gp", "hp", "cp"), "c-pos+n-left+n-right": ("cp", "nl", "nr"),
-    "c-pos+leftmost-dep-pos": ("cp", "lp"), "c-pos+rightmost-dep-pos": ("cp", "rp"),
-    "c-prefix": ("cx",), "c-morph": ("cm",),
-    "c-pos+inner-sib-pos+h-pos": ("cp", "ip", "hp"), "c-pos+outer-sib-pos+h-pos": ("cp", "op", "hp"),
-    "h-pos+c-pos+dir+rank": ("hp", "cp", "dir", "rank"),
-    "h-pos-1+h-pos+h-pos+1+c-pos": ("hp-1", "hp", "hp+1", "cp"), "c-word+inner-sib-pos": ("cw", "ip"),
-    "c-pos+leftmost-dep-word": ("cp", "lw"), "c-pos+rightmost-dep-word": ("cp", "rw"),
-    "h-word+c-pos+dir+rank": ("hw", "cp", "dir", "rank"),
-}
-# Label templates that fire once per dependent of c / sibling of c (the bags).
-BAG_TEMPLATES = ("c-pos+dep-word", "c-pos+dir+sib-word")
+# The attributes each label template reads, by name.
+LABEL_TEMPLATE_READS = {name: reads for name, reads in LABEL_TEMPLATES.values()}
 PREFIX_LENGTH = 5
 
 
@@ -74,7 +45,8 @@ def direction_distance(h: int, c: int) -> str:
 
 
 class _Reader:
-    """Attribute values of an arc h -> c for the template tables above."""
+    """Attribute values of an arc h -> c, named as in the template tables
+    (``features.templates``, ``labeler.templates``)."""
 
     def __init__(self, view: WordView, h: int, c: int, t: int = 0,
                  heads: Optional[Sequence[int]] = None):
@@ -130,6 +102,32 @@ class _Reader:
         }
         return simple[attr]()
 
+    def values(self, attr: str) -> List[str]:
+        """The values of an attribute, in the order the extractors emit one
+        feature each: one value, or several for a multi-valued attribute."""
+        h, c = self.h, self.c
+        if attr == "b":
+            return self.between()
+        if attr in ("hm", "cm"):
+            return list(self.view.morphs[h if attr == "hm" else c])
+        if attr == "dw":   # dependents of c, right to left
+            return [self.word(d) for d in range(self.n, 0, -1) if self.heads[d] == c]
+        if attr == "sw":   # the other dependents of h, right to left, with their side
+            return [f"{'R' if d > h else 'L'}:{self.word(d)}" for d in range(self.n, 0, -1)
+                    if self.heads[d] == h and d != c]
+        return [self.value(attr)]
+
+    def template_values(self, reads: Sequence[str], k: int) -> str:
+        """The attribute values of the k-th feature of a template reading
+        ``reads``: the k-th of the combinations of their values, the last
+        attribute varying fastest (as the extractors' loops nest)."""
+        chosen = []
+        for attr in reversed(reads):
+            values = self.values(attr)
+            k, j = divmod(k, len(values))
+            chosen.append(values[j])
+        return " ".join(reversed(chosen))
+
     def siblings(self):
         """(inner sibling, outer sibling, rank) of c among h's dependents on
         its side, nearest the head first (None: no such sibling)."""
@@ -143,46 +141,23 @@ class _Reader:
 def _arc_rows(model, sentence, view: WordView, h: int, c: int) -> List[Dict[str, object]]:
     """Every feature of h -> c: template, values, conjunction, bucket, weight."""
     f = model.first_order
-    heads = numpy.zeros(sentence.n + 1, dtype="int32")
-    heads[0] = -1
-    heads[c] = h
-    ids, groups = tree_features_grouped(f, sentence, heads)
-    start = sum(len(f.arc_features(sentence, 0, d)) for d in range(1, c))
-    own = f.arc_features(sentence, h, c)
-    ids, groups = ids[start:start + len(own)], groups[start:start + len(own)]
-    if not numpy.array_equal(ids, own):
-        raise RuntimeError("explain: the grouped features are out of step with arc_features")
-    n_conj = 3 if f.direction_backoff else 2
+    ids, keys = f.arc_features(sentence, h, c, return_keys=True)
+    n_conj = f.n_conjunctions
     dd = direction_distance(h, c)
     conj = ["", dd, dd.split(" ")[0]][:n_conj]
     rows = []
     occurrences: Dict[int, int] = {}
     for j in range(0, len(ids), n_conj):
-        gid = int(groups[j])
-        template = gid % 64
-        k = occurrences.get(gid, 0)
-        occurrences[gid] = k + 1
-        values = _arc_values(_Reader(view, h, c, gid // 64), template, k)
+        key = int(keys[j])
+        template, column = split_key(key)
+        k = occurrences.get(key, 0)
+        occurrences[key] = k + 1
+        values = _Reader(view, h, c, column).template_values(template.reads, k)
         for m in range(n_conj):
             bucket = int(ids[j + m])
-            rows.append({"template": group_name(gid), "values": values, "conjunction": conj[m],
+            rows.append({"template": group_name(key), "values": values, "conjunction": conj[m],
                          "bucket": bucket, "weight": float(model.arc_weights[bucket])})
     return rows
-
-
-def _arc_values(reader: _Reader, template: int, k: int) -> str:
-    """The attribute values of the k-th emission of a template for this arc."""
-    view, h, c = reader.view, reader.h, reader.c
-    if template == 24:
-        return f"{reader.tag(h)} {reader.between()[k]} {reader.tag(c)}"
-    if template == 33:
-        return view.morphs[h][k]
-    if template == 34:
-        return view.morphs[c][k]
-    if template == 35:
-        n_c = len(view.morphs[c])
-        return f"{view.morphs[h][k // n_c]} {view.morphs[c][k % n_c]}"
-    return " ".join(reader.value(a) for a in ARC_TEMPLATE_ATTRS[template])
 
 
 def _label_rows(model, sentence, view: WordView, heads, c: int, label: int,
@@ -196,20 +171,9 @@ def _label_rows(model, sentence, view: WordView, heads, c: int, label: int,
         k = counts.get(name, 0)
         counts[name] = k + 1
         reader = _Reader(view, int(heads[c]), c, t, heads)
-        if base == "c-morph":
-            values = view.morphs[c][k]
-        elif base in BAG_TEMPLATES:   # one feature per dependent / sibling, right to left
-            h = int(heads[c])
-            if base == "c-pos+dep-word":
-                words = [d for d in range(len(heads) - 1, 0, -1) if heads[d] == c]
-                values = f"{reader.tag(c)} {reader.word(words[k])}"
-            else:
-                words = [d for d in range(len(heads) - 1, 0, -1) if heads[d] == h and d != c]
-                side = "R" if words[k] > h else "L"
-                values = f"{reader.tag(c)} {reader.value('dir')} {side}:{reader.word(words[k])}"
-        else:
-            values = " ".join(reader.value(a) for a in LABEL_TEMPLATE_ATTRS[base])
-        rows.append({"template": name, "values": values, "bucket": int(offset),
+        rows.append({"template": name,
+                     "values": reader.template_values(LABEL_TEMPLATE_READS[base], k),
+                     "bucket": int(offset),
                      "weight": float(model.label_weights[int(offset) + label]),
                      "competitor_weight": (float(model.label_weights[int(offset) + other])
                                            if other is not None else None)})

@@ -1,6 +1,6 @@
 """Hash ids of the labeler's feature templates (``arc_labeler``; McDonald,
 Lerman & Pereira 2006's arc features plus the version 2 context features),
-with their readable names in ``templates.pyx``."""
+with their readable names and the attributes they read in ``templates.pyx``."""
 
 # Hash ids: a template of tag column t hashes with 32 t + its value (all
 # values < 32); ``arc_rows``' kinds use 64 t + value.
