@@ -156,7 +156,7 @@ class GraphTrainer:
             results = decode_for_training(
                 [items[i][0] for i in parallel], [items[i][1] for i in parallel],
                 model.first_order, model.sibling, DECODERS[model.decoder].projective,
-                self.arc_table.v, self.arc_table.scale, k, self.learner.loss_augmented,
+                self.arc_table.values, self.arc_table.scale, k, self.learner.loss_augmented,
                 self.n_threads)
             for i, (trees, n_wrong, diffs) in zip(parallel, results):
                 sentence, heads = items[i]
@@ -227,7 +227,7 @@ class GraphTrainer:
         when every head is known, the completion otherwise, None when no
         tree holds the known arcs). ``note``: called with each tree instead
         of ``learner.note_tree`` (the parallel loop replays them later)."""
-        arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
+        arc, sib = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
         known = heads[1:] >= 0
         partial = not known.all()
         target = heads
@@ -255,7 +255,7 @@ class GraphTrainer:
     def completion(self, sentence, heads: numpy.ndarray) -> Optional[numpy.ndarray]:
         """The best tree under the current weights that keeps every known
         arc of ``heads`` (-1: unknown head); None if no tree holds them."""
-        arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
+        arc, sib = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
         return self._completion(arc, sib, heads)
 
     def _completion(self, arc, sib, heads):
@@ -302,7 +302,7 @@ class GraphTrainer:
     def _label_step(self, sentence, heads, labels) -> None:
         """Averaged (structured) perceptron step of the labeler on the gold tree."""
         model, table = self.model, self.label_table
-        guess = model.labeler.predict(sentence, heads, table.v, model.root_label_id, table.scale)
+        guess = model.labeler.predict(sentence, heads, table.values, model.root_label_id, table.scale)
         idx, val, _ = model.labeler.update_vector(sentence, heads, labels, guess)
         if idx.shape[0]:
             table.add(idx, val, 1.0)
@@ -345,15 +345,12 @@ class GraphTrainer:
 
     def set_mixed_state(self, state: Dict[str, dict]) -> None:
         """Hold the mixed weights ``state["weights"][name]`` as the current w
-        and ``totals / n_ticks`` as the average (``MixedWeights.state()``):
-        scale 1, every bucket flushed at time 0, so the averaging invariant
-        of ``WeightTable`` holds."""
+        and ``totals / n_ticks`` as the average (``MixedWeights.state()``;
+        ``WeightTable.set_mixed``)."""
         self.flush()
         for name, table in self.tables().items():
-            totals = numpy.array(state["totals"][name], dtype="float64")
-            table.set_state({"v": state["weights"][name], "acc": totals,
-                             "stamp": numpy.zeros_like(totals), "scale": 1.0, "cum_scale": 0.0,
-                             "n_ticks": int(state["n_ticks"][name])})
+            table.set_mixed(state["weights"][name], state["totals"][name],
+                            int(state["n_ticks"][name]))
 
 
 def add_hamming_loss(arc: numpy.ndarray, heads: numpy.ndarray) -> None:
