@@ -343,6 +343,7 @@ def test_perceptron_matches_dense():
     rng = np.random.default_rng(3)
     learner, table, ref = Perceptron(), WeightTable(N), DenseRef()
     assert (learner.batch_size, learner.loss_augmented, learner.averaged) == (1, False, True)
+    assert learner.predicts_with_average() and not Perceptron(averaged=False).predicts_with_average()
     for _ in range(5):
         batch = random_batch(rng, 3)
         stats = learner.step(table, batch)
@@ -426,7 +427,7 @@ def test_passive_aggressive_matches_dense(variant, C):
 def test_pegasos_matches_dense(k, lam, expect_projection):
     rng = np.random.default_rng(6 + k)
     learner, table, ref = Pegasos(lam=lam, k=k), WeightTable(N), DenseRef()
-    assert learner.batch_size == k and learner.loss_augmented and learner.averaged
+    assert learner.batch_size == k and learner.loss_augmented and learner.predicts_with_average()
     projections = []
     sizes = [k] * 9 + ([1] if k == 2 else [])   # a short last batch
     for t, size in enumerate(sizes, start=1):

@@ -94,6 +94,7 @@ class GraphTrainer:
                             else WeightTable.from_weights(label_weights))
         self._pending: List[tuple] = []
         self.unusable = 0   # partially annotated sentences no tree can complete
+        self.last_step: Optional[dict] = None   # the statistics of the last learner step
 
     # -- set-up ------------------------------------------------------------------
     def begin(self, gold: List[tuple]) -> None:
@@ -213,7 +214,7 @@ class GraphTrainer:
                 if target is not heads:  # partial: learn the annotated arcs' labels only
                     labels = numpy.where(heads >= 0, labels, -1).astype("int32")
                 self._label_step(sentence, target, labels)
-        learner.step(self.arc_table, steps)
+        self.last_step = learner.step(self.arc_table, steps)
         return float(n_wrong_total)
 
     def constraints(self, sentence, heads: numpy.ndarray, k: int = 1) -> List[tuple]:
@@ -313,7 +314,7 @@ class GraphTrainer:
         """The weights to predict with: averaged (or current, if the learner
         says so) and finalized by the learner; O(table)."""
         table = self.arc_table
-        arc = table.averaged() if self.learner.averaged else table.current()
+        arc = table.averaged() if self.learner.predicts_with_average() else table.current()
         arc = self.learner.finalize_weights(arc)
         return (numpy.ascontiguousarray(arc, dtype="float32"),
                 numpy.ascontiguousarray(self.label_table.averaged(), dtype="float32"))

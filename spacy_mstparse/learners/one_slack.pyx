@@ -120,7 +120,6 @@ cdef class OneSlackSSVM(Learner):
         self.max_constraints = max_constraints
         self.keep_best = keep_best
         self.loss_augmented = True
-        self.averaged = False
         self.n_train = 0
         self._pass_sum_arr = None
         self.history = []
@@ -341,6 +340,10 @@ cdef class OneSlackSSVM(Learner):
             support = numpy.unique(numpy.concatenate([idx for idx, _, _ in active]))
             table.assign(support, self._pass_sum_arr[support])
             self._pass_sum_arr[support] = 0.0
+
+    def predicts_with_average(self):
+        """Never: the model is the QP's solution w (the table is not ticked)."""
+        return False
 
     def finalize_weights(self, weights):
         """The weights to predict with: with ``keep_best``, those of the pass
