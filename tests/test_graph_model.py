@@ -127,6 +127,8 @@ def test_trainer_prediction_weights_follow_the_learner(encoded):
         arc, label = trainer.prediction_weights()
         table = trainer.arc_table
         assert np.array_equal(arc, table.averaged() if averaged else table.current())
+        # the statistics of the last learner step
+        assert trainer.last_step["n_sentences"] == learner.batch_size
         assert np.array_equal(label, trainer.label_table.averaged())
 
 
@@ -146,9 +148,12 @@ def test_warm_start_continues_from_given_weights(encoded):
 def test_every_learner_follows_the_contract():
     learners = [Perceptron(), MIRA(k=5), PassiveAggressive(), Pegasos(k=4),
                 Sparseptron(), OneSlackSSVM()]
+    # the average, except the sparseptron's sparse stage and the SSVM's solution
+    assert [x.predicts_with_average() for x in learners] == [True] * 4 + [False] * 2
+    assert not Pegasos(averaged=False).predicts_with_average()
     for learner in learners:
         assert isinstance(learner, Learner)
-        for attr in ("batch_size", "loss_augmented", "averaged", "k_best", "sparse_weights"):
+        for attr in ("batch_size", "loss_augmented", "k_best", "sparse_weights"):
             assert hasattr(learner, attr), (learner, attr)
         weights = np.ones(4, "float32")
         assert learner.finalize_weights(weights) is weights

@@ -206,7 +206,7 @@ def test_weight_table_renormalisation_matches_dense(mode):
         ref.tick()
     assert n_renorm >= 1
     assert_close(table, ref)
-    v = table.v.astype(np.float64)
+    v = table.values.astype(np.float64)
     assert math.isclose(table.sq_norm_v, float(v @ v), rel_tol=1e-9)
 
 
@@ -219,14 +219,11 @@ def test_weight_table_updates_touch_only_touched_buckets():
     assert any(s["projected"] for s in stats)
     for other in (Perceptron(), MIRA(), PassiveAggressive("PA-II", C=1.0)):
         other.step(table, batch)
-    untouched = np.setdiff1d(np.arange(N), touched)
-    assert np.all(table.acc[untouched] == 0.0)
-    assert np.all(table.stamp[untouched] == 0.0)
-    assert np.all(table.v[untouched] == 0.0)
-    assert np.any(table.acc[touched] != 0.0)
+    assert np.flatnonzero(table.touched_buckets()).tolist() == touched
+    assert np.all(table.current()[touched] != 0.0)
 
 
-def test_weight_table_state_and_pickle_round_trip():
+def test_weight_table_pickle_round_trip():
     rng = np.random.default_rng(2)
     table = WeightTable(N)
     learner = Pegasos(lam=0.05, k=2)
@@ -234,16 +231,12 @@ def test_weight_table_state_and_pickle_round_trip():
         learner.step(table, random_batch(rng, 2))
     table.scale_by(0.5)
     copy = pickle.loads(pickle.dumps(table))
-    state_copy = WeightTable(1)
-    state_copy.set_state(table.get_state())
-    for other in (copy, state_copy):
-        assert other.n_buckets == N
-        for name in ("scale", "cum_scale", "n_ticks", "sq_norm_v"):
-            assert getattr(other, name) == getattr(table, name)
-        np.testing.assert_array_equal(other.current(), table.current())
-        np.testing.assert_array_equal(other.averaged(), table.averaged())
-    # set_state copies: the two tables do not share memory
-    assert not np.shares_memory(state_copy.v, table.v)
+    assert copy.n_buckets == N
+    for name in ("scale", "cum_scale", "n_ticks", "sq_norm_v"):
+        assert getattr(copy, name) == getattr(table, name)
+    np.testing.assert_array_equal(copy.current(), table.current())
+    np.testing.assert_array_equal(copy.averaged(), table.averaged())
+    assert not np.shares_memory(copy.values, table.values)
     # both continue identically
     batch = random_batch(rng, 2, p_zero=0.0)
     learner_copy = pickle.loads(pickle.dumps(learner))
@@ -251,9 +244,79 @@ def test_weight_table_state_and_pickle_round_trip():
     learner_copy.step(copy, batch)
     np.testing.assert_array_equal(copy.current(), table.current())
     np.testing.assert_array_equal(copy.averaged(), table.averaged())
-    state = table.get_state()
-    assert set(state) == {"v", "acc", "stamp", "scale", "cum_scale", "n_ticks", "sq_norm_v"}
-    assert state["v"].dtype == np.float32 and state["acc"].dtype == np.float64
+
+
+def test_weight_table_values_are_a_read_only_view():
+    table = WeightTable(N)
+    values = table.values
+    assert values.dtype == np.float32 and values.shape == (N,)
+    with pytest.raises(ValueError):
+        values[3] = 1.0
+    with pytest.raises(ValueError):
+        values.flags.writeable = True
+    with pytest.raises(ValueError):
+        np.add(values, 1.0, out=values)
+    # a view, not a copy: it follows the table (w = scale * values)
+    table.add(*sparse({3: 2.0}), 1.0)
+    table.scale_by(0.5)
+    assert values[3] == pytest.approx(2.0) and table.scale * values[3] == pytest.approx(1.0)
+    assert np.all(table.current() == table.scale * table.values)
+
+
+@pytest.mark.parametrize("scale_mode", ["plain", "shrinking"])
+def test_mixed_table_keeps_the_averaging_invariant(scale_mode):
+    """set_mixed(w, totals, n): current w, average totals / n, and after
+    further steps the mean of every w over the n past and the new ticks,
+    against a dense list of w after each tick."""
+    rng = np.random.default_rng(11)
+    past = [rng.normal(size=N) for _ in range(7)]      # w over 7 earlier ticks
+    w0 = rng.normal(size=N).astype(np.float32)
+    table = WeightTable(N)
+    for _ in range(3):                                  # a table with a history of its own
+        table.add(*random_batch(rng, 1, p_zero=0.0)[0][:2], 0.7)
+        table.scale_by(0.4)
+        table.tick()
+    table.set_mixed(w0, np.sum(past, axis=0), len(past))
+    assert table.n_ticks == len(past) and table.scale == 1.0
+    np.testing.assert_array_equal(table.current(), w0)
+    np.testing.assert_allclose(table.averaged(), np.mean(past, axis=0), rtol=1e-6)
+    ref = DenseRef()
+    ref.w = w0.astype(np.float64)
+    ref.history = list(past)
+    for step in range(40):
+        idx, val, _ = random_batch(rng, 1, p_zero=0.0)[0]
+        if step % 3 == 0:
+            table.assign(idx, val)
+            ref.w[idx.astype(np.int64)] = val
+        else:
+            table.add(idx, val, 0.3)
+            ref.w += 0.3 * dense(idx, val)
+        if scale_mode == "shrinking":
+            table.scale_by(0.2)    # renormalises every ~9 steps
+            ref.w *= 0.2
+        table.tick()
+        ref.tick()
+    assert_close(table, ref)
+    with pytest.raises(ValueError):
+        table.set_mixed(np.zeros(N + 1), np.zeros(N + 1), 0)
+    with pytest.raises(ValueError):
+        table.set_mixed(np.zeros(N), np.zeros(N), -1)
+    with pytest.raises(ValueError):
+        table.set_mixed(np.zeros(N), np.zeros(N - 1), 2)
+    assert table.n_ticks == len(ref.history)       # a refused state changes nothing
+
+
+def test_weight_table_is_plain_until_scaled_or_ticked():
+    table = WeightTable(N)
+    assert table.is_plain()
+    table.assign(*sparse({2: 1.5}))
+    assert table.is_plain()
+    table.scale_by(0.5)
+    assert not table.is_plain()
+    table.restart_average()
+    assert table.is_plain() and table.current()[2] == pytest.approx(0.75)
+    table.tick()
+    assert not table.is_plain()
 
 
 def test_weight_table_invalid_input():
@@ -268,11 +331,9 @@ def test_weight_table_invalid_input():
         table.add(np.array([1, 2], dtype=np.uint64), np.array([1.0]), 1.0)
     with pytest.raises(ValueError):
         table.scale_by(float("nan"))
-    bad = table.get_state()
-    bad["acc"] = np.zeros(N + 1)
     with pytest.raises(ValueError):
-        WeightTable(1).set_state(bad)
-    assert table.n_ticks == 0 and np.all(table.v == 0)
+        table.restart_average(np.zeros(N + 1))
+    assert table.n_ticks == 0 and not np.any(table.values)
 
 
 # ------------------------------------------------------------------ learners
@@ -282,6 +343,7 @@ def test_perceptron_matches_dense():
     rng = np.random.default_rng(3)
     learner, table, ref = Perceptron(), WeightTable(N), DenseRef()
     assert (learner.batch_size, learner.loss_augmented, learner.averaged) == (1, False, True)
+    assert learner.predicts_with_average() and not Perceptron(averaged=False).predicts_with_average()
     for _ in range(5):
         batch = random_batch(rng, 3)
         stats = learner.step(table, batch)
@@ -365,7 +427,7 @@ def test_passive_aggressive_matches_dense(variant, C):
 def test_pegasos_matches_dense(k, lam, expect_projection):
     rng = np.random.default_rng(6 + k)
     learner, table, ref = Pegasos(lam=lam, k=k), WeightTable(N), DenseRef()
-    assert learner.batch_size == k and learner.loss_augmented and learner.averaged
+    assert learner.batch_size == k and learner.loss_augmented and learner.predicts_with_average()
     projections = []
     sizes = [k] * 9 + ([1] if k == 2 else [])   # a short last batch
     for t, size in enumerate(sizes, start=1):

@@ -230,6 +230,26 @@ def test_serialization_round_trips(trained, tmp_path):
     assert losses["mst_parser"] >= 0
 
 
+def test_get_trainer_is_the_training_loop(trained):
+    """get_trainer(): the pipe's trainer (a loaded pipeline's, warm-started
+    from its weights); the pipe predicts with what the caller makes of it."""
+    nlp, parser, _ = trained
+    assert parser.get_trainer() is parser.trainer
+    with pytest.raises(ValueError, match="not initialized"):
+        spacy.blank("en").add_pipe("mst_parser").get_trainer()
+    loaded = spacy.blank("en").add_pipe("mst_parser", config={"features": SMALL,
+                                                               "label_buckets": 2**12})
+    loaded.from_bytes(parser.to_bytes())
+    arc, label = (w.copy() for w in loaded.prediction_weights())
+    assert loaded.trainer is None
+    trainer = loaded.get_trainer()
+    assert trainer is loaded.trainer and trainer is loaded.get_trainer()
+    assert numpy.array_equal(trainer.arc_table.current(), arc)
+    loaded.prediction_weights()
+    loaded.get_trainer().restart_from({"arc": numpy.zeros_like(arc), "label": label})
+    assert not numpy.any(loaded.prediction_weights()[0]) and numpy.any(arc)
+
+
 def test_other_model_version_is_rejected(trained, tmp_path):
     nlp, parser, _ = trained
     nlp.to_disk(tmp_path / "model")

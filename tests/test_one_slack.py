@@ -104,7 +104,7 @@ def test_primal_matches_pegasos_and_gap_below_eps(tiny):
     pegasos = Pegasos(lam=lam, k=len(data), averaged=False)
     ptable = WeightTable(model.n_arc_weights)
     for _ in range(4000):
-        pegasos.step(ptable, [loss_augmented_difference(model, s, h, ptable.v,
+        pegasos.step(ptable, [loss_augmented_difference(model, s, h, ptable.values,
                                                         ptable.scale) for s, h in data])
     p_pegasos = primal_objective(model, data, ptable.current(), lam)
     # Weak duality: no w beats the SSVM's dual bound; both reach the optimum.
@@ -122,10 +122,10 @@ def test_pass_keeps_w_fixed_and_needs_begin(tiny):
     for it in range(3):
         before = table.current()
         for s, h in data[:-1]:
-            learner.step(table, [loss_augmented_difference(model, s, h, table.v)])
+            learner.step(table, [loss_augmented_difference(model, s, h, table.values)])
             assert np.array_equal(table.current(), before)
         s, h = data[-1]
-        learner.step(table, [loss_augmented_difference(model, s, h, table.v)])
+        learner.step(table, [loss_augmented_difference(model, s, h, table.values)])
         assert len(learner.history) == it + 1
         assert not np.array_equal(table.current(), before)
     with pytest.raises(ValueError, match="lam"):

@@ -139,7 +139,7 @@ def test_one_thread_is_the_serial_loop(encoded):
     model = new_model(labels)
     ref = GraphTrainer(model, MIRA(k=3))   # its tables and learner, stepped by hand
     for sentence, heads, label_ids in data[:30]:
-        arc, sib = model.scores(sentence, ref.arc_table.v, ref.arc_table.scale)
+        arc, sib = model.scores(sentence, ref.arc_table.values, ref.arc_table.scale)
         constraints = []
         for tree in model.decode(arc, sib, 3):
             wrong = int((tree[1:] != heads[1:]).sum())

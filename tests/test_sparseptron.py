@@ -155,7 +155,7 @@ def test_sparse_stage_matches_dense_reference(B, m):
     # The prediction weights are zero outside the kept groups.
     final = learner.finalize_weights(table.current())
     assert set(np.unique(gid[final[: len(gid)] != 0]).tolist()) <= kept
-    assert not learner.averaged
+    assert not learner.debiasing and not learner.predicts_with_average()
 
 
 def reference_overlap_shrink(w, member, B):
@@ -242,7 +242,7 @@ def test_debiasing_is_masked_mira_and_exactly_sparse():
     table = WeightTable(N_BUCKETS)
     for _ in range(2 * n_train):
         learner.step(table, [random_update(rng, len(gid))])
-    assert learner.debiasing and learner.averaged
+    assert learner.debiasing and learner.predicts_with_average()
     kept = np.array([row["id"] for row in learner.groups() if row["kept"]])
     assert 0 < len(kept) <= B
     mask = np.zeros(N_BUCKETS, dtype=bool)

@@ -207,16 +207,24 @@ class MSTParser(DependencyPipe):
         losses = {} if losses is None else losses
         losses.setdefault(self.name, 0.0)
         validate_examples(examples, "MSTParser.update")
+        trainer = self.get_trainer()
+        trainer.n_threads = self.cfg["n_threads"]  # runtime settings: read at every update
+        trainer.parallel_batch = self.cfg["parallel_batch"]
+        losses[self.name] += trainer.train(self.training_sentences(examples))
+        losses[self.name] += trainer.flush()
+        return losses
+
+    def get_trainer(self):
+        """The training loop (``GraphTrainer``, or ``ReplicaTrainer`` with
+        ``replicas`` > 1), created for a loaded pipeline from its weights.
+        Whoever gets it may change its tables, so the pipe recomputes its
+        prediction weights from it before the next parse."""
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
             self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"],
                                         *self.graph.to_arrays().values())
-        self.trainer.n_threads = self.cfg["n_threads"]  # runtime settings: read at every update
-        self.trainer.parallel_batch = self.cfg["parallel_batch"]
-        losses[self.name] += self.trainer.train(self.training_sentences(examples))
-        losses[self.name] += self.trainer.flush()
         self._fresh = False
-        return losses
+        return self.trainer
 
     def finish_update(self, sgd) -> None:
         pass

@@ -42,15 +42,6 @@ DIR_MODEL_BEST = "model-best"
 DIR_MODEL_LAST = "model-last"
 
 
-def _trainer(pipe):
-    """The pipe's ``GraphTrainer`` through its public ``update``: with no
-    examples it trains nothing, creates the trainer of a loaded pipeline
-    (from its weights) and makes the pipe recompute its prediction weights
-    from the trainer before its next parse."""
-    pipe.update([])
-    return pipe.trainer
-
-
 def docbin_bytes(docs) -> bytes:
     from spacy.tokens import DocBin
 
@@ -102,7 +93,7 @@ class ShardTrainer:
         ``GraphTrainer.epoch_state()`` with the loss, words, batches, wall
         and CPU seconds."""
         start, cpu_start = time.perf_counter(), time.process_time()
-        trainer = _trainer(self.nlp.get_pipe(self.parser))
+        trainer = self.nlp.get_pipe(self.parser).get_trainer()
         trainer.restart_from({"arc": unpack(arc), "label": unpack(label)})
         random.Random(f"{self.seed}/{epoch}/{self.index}").shuffle(self.examples)
         losses: Dict[str, float] = {}
@@ -193,8 +184,7 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
         raise DistributedError("the training corpus is empty")
     evaluate = create_evaluation_callback(nlp, dev_corpus, T["score_weights"])
     before_to_disk = create_before_to_disk_callback(T["before_to_disk"])
-    trainer = _trainer(pipe)
-    mixed = MixedWeights({k: t.current() for k, t in trainer.tables().items()})
+    mixed = MixedWeights({k: t.current() for k, t in pipe.get_trainer().tables().items()})
     shards = shard_examples(examples, workers, T["seed"])
     output_path = None if output_path is None else Path(output_path)
     records = []
@@ -234,8 +224,7 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
                         for part in ("weights", "averages"):
                             state[part] = {k: unpack(p) for k, p in state[part].items()}
                     mixed.mix(states, weighting)
-                    trainer.set_mixed_state(mixed.state())
-                    _trainer(pipe)  # the prediction weights are recomputed from the mixture
+                    pipe.get_trainer().set_mixed_state(mixed.state())
                     t2 = time.perf_counter()
                     score, other_scores = evaluate()
                     t3 = time.perf_counter()

@@ -101,6 +101,10 @@ class ReplicaTrainer:
     def unusable(self) -> int:
         return self.trainers[0].unusable
 
+    @property
+    def last_step(self) -> Optional[dict]:
+        return self.trainers[0].last_step
+
     def begin(self, gold: list) -> None:
         """``GraphTrainer.begin`` (the label restrictions are fitted once)."""
         self.trainers[0].begin(gold)

@@ -94,6 +94,7 @@ class GraphTrainer:
                             else WeightTable.from_weights(label_weights))
         self._pending: List[tuple] = []
         self.unusable = 0   # partially annotated sentences no tree can complete
+        self.last_step: Optional[dict] = None   # the statistics of the last learner step
 
     # -- set-up ------------------------------------------------------------------
     def begin(self, gold: List[tuple]) -> None:
@@ -156,7 +157,7 @@ class GraphTrainer:
             results = decode_for_training(
                 [items[i][0] for i in parallel], [items[i][1] for i in parallel],
                 model.first_order, model.sibling, DECODERS[model.decoder].projective,
-                self.arc_table.v, self.arc_table.scale, k, self.learner.loss_augmented,
+                self.arc_table.values, self.arc_table.scale, k, self.learner.loss_augmented,
                 self.n_threads)
             for i, (trees, n_wrong, diffs) in zip(parallel, results):
                 sentence, heads = items[i]
@@ -213,7 +214,7 @@ class GraphTrainer:
                 if target is not heads:  # partial: learn the annotated arcs' labels only
                     labels = numpy.where(heads >= 0, labels, -1).astype("int32")
                 self._label_step(sentence, target, labels)
-        learner.step(self.arc_table, steps)
+        self.last_step = learner.step(self.arc_table, steps)
         return float(n_wrong_total)
 
     def constraints(self, sentence, heads: numpy.ndarray, k: int = 1) -> List[tuple]:
@@ -227,7 +228,7 @@ class GraphTrainer:
         when every head is known, the completion otherwise, None when no
         tree holds the known arcs). ``note``: called with each tree instead
         of ``learner.note_tree`` (the parallel loop replays them later)."""
-        arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
+        arc, sib = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
         known = heads[1:] >= 0
         partial = not known.all()
         target = heads
@@ -255,7 +256,7 @@ class GraphTrainer:
     def completion(self, sentence, heads: numpy.ndarray) -> Optional[numpy.ndarray]:
         """The best tree under the current weights that keeps every known
         arc of ``heads`` (-1: unknown head); None if no tree holds them."""
-        arc, sib = self.model.scores(sentence, self.arc_table.v, self.arc_table.scale)
+        arc, sib = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
         return self._completion(arc, sib, heads)
 
     def _completion(self, arc, sib, heads):
@@ -302,7 +303,7 @@ class GraphTrainer:
     def _label_step(self, sentence, heads, labels) -> None:
         """Averaged (structured) perceptron step of the labeler on the gold tree."""
         model, table = self.model, self.label_table
-        guess = model.labeler.predict(sentence, heads, table.v, model.root_label_id, table.scale)
+        guess = model.labeler.predict(sentence, heads, table.values, model.root_label_id, table.scale)
         idx, val, _ = model.labeler.update_vector(sentence, heads, labels, guess)
         if idx.shape[0]:
             table.add(idx, val, 1.0)
@@ -313,7 +314,7 @@ class GraphTrainer:
         """The weights to predict with: averaged (or current, if the learner
         says so) and finalized by the learner; O(table)."""
         table = self.arc_table
-        arc = table.averaged() if self.learner.averaged else table.current()
+        arc = table.averaged() if self.learner.predicts_with_average() else table.current()
         arc = self.learner.finalize_weights(arc)
         return (numpy.ascontiguousarray(arc, dtype="float32"),
                 numpy.ascontiguousarray(self.label_table.averaged(), dtype="float32"))
@@ -345,15 +346,12 @@ class GraphTrainer:
 
     def set_mixed_state(self, state: Dict[str, dict]) -> None:
         """Hold the mixed weights ``state["weights"][name]`` as the current w
-        and ``totals / n_ticks`` as the average (``MixedWeights.state()``):
-        scale 1, every bucket flushed at time 0, so the averaging invariant
-        of ``WeightTable`` holds."""
+        and ``totals / n_ticks`` as the average (``MixedWeights.state()``;
+        ``WeightTable.set_mixed``)."""
         self.flush()
         for name, table in self.tables().items():
-            totals = numpy.array(state["totals"][name], dtype="float64")
-            table.set_state({"v": state["weights"][name], "acc": totals,
-                             "stamp": numpy.zeros_like(totals), "scale": 1.0, "cum_scale": 0.0,
-                             "n_ticks": int(state["n_ticks"][name])})
+            table.set_mixed(state["weights"][name], state["totals"][name],
+                            int(state["n_ticks"][name]))
 
 
 def add_hamming_loss(arc: numpy.ndarray, heads: numpy.ndarray) -> None:

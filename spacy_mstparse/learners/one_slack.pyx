@@ -87,8 +87,8 @@ cdef class OneSlackSSVM(Learner):
     cdef readonly long long n_seen      # sentences of the current pass
     cdef readonly bint converged
     cdef readonly int iteration
-    cdef object _acc_arr
-    cdef double[::1] _acc
+    cdef object _pass_sum_arr
+    cdef double[::1] _pass_sum
     cdef double _loss_sum
     cdef double _margin_sum
     cdef list _constraints              # (idx, val, a)
@@ -120,9 +120,8 @@ cdef class OneSlackSSVM(Learner):
         self.max_constraints = max_constraints
         self.keep_best = keep_best
         self.loss_augmented = True
-        self.averaged = False
         self.n_train = 0
-        self._acc_arr = None
+        self._pass_sum_arr = None
         self.history = []
         self.best_primal = float("inf")
         self.best_iteration = -1
@@ -142,8 +141,8 @@ cdef class OneSlackSSVM(Learner):
         if n_train < 1:
             raise ValueError(f"OneSlackSSVM: n_train must be >= 1, got {n_train}")
         self.n_train = n_train
-        self._acc_arr = numpy.zeros(n_buckets, dtype=numpy.float64)
-        self._acc = self._acc_arr
+        self._pass_sum_arr = numpy.zeros(n_buckets, dtype=numpy.float64)
+        self._pass_sum = self._pass_sum_arr
         self.n_seen = 0
         self._loss_sum = 0.0
         self._margin_sum = 0.0
@@ -166,10 +165,10 @@ cdef class OneSlackSSVM(Learner):
         cdef const uint64_t[:] idx
         cdef const double[:] val
         cdef long n_wrong, total_wrong = 0
-        if self._acc_arr is None:
+        if self._pass_sum_arr is None:
             raise ValueError(
                 "OneSlackSSVM: call begin_training() first (nlp.initialize does it for mst_parser)")
-        if table.n_buckets != self._acc_arr.shape[0]:
+        if table.n_buckets != self._pass_sum_arr.shape[0]:
             raise ValueError("OneSlackSSVM: weight table size differs from begin()")
         cdef double margin
         info = None
@@ -186,7 +185,7 @@ cdef class OneSlackSSVM(Learner):
                     self._loss_sum += n_wrong
                     self._margin_sum += margin
                     with nogil:
-                        _scatter_add(self._acc, idx, val)
+                        _scatter_add(self._pass_sum, idx, val)
             self.n_seen += 1
             if self.n_seen == self.n_train:
                 info = self.end_pass(table)
@@ -217,7 +216,7 @@ cdef class OneSlackSSVM(Learner):
             self.converged = True
         elif not self.converged:
             self._add_constraint(table, a_new, n)
-        self._acc_arr.fill(0.0)
+        self._pass_sum_arr.fill(0.0)
         self.n_seen = 0
         self._loss_sum = 0.0
         self._margin_sum = 0.0
@@ -227,8 +226,8 @@ cdef class OneSlackSSVM(Learner):
         # The buckets of w now (every constraint's support) are cleared
         # before w is rewritten from the new alpha (_set_w).
         self._clear_w(table)
-        idx = numpy.flatnonzero(self._acc_arr).astype(numpy.uint64)
-        val = self._acc_arr[idx] / n
+        idx = numpy.flatnonzero(self._pass_sum_arr).astype(numpy.uint64)
+        val = self._pass_sum_arr[idx] / n
         m = len(self._constraints)
         row = numpy.empty(m + 1)
         cdef const uint64_t[:] ci
@@ -236,7 +235,7 @@ cdef class OneSlackSSVM(Learner):
         for j, (cidx, cval, _) in enumerate(self._constraints):
             ci = cidx
             cv = cval
-            row[j] = _gather_dot(self._acc, ci, cv) / n
+            row[j] = _gather_dot(self._pass_sum, ci, cv) / n
         row[m] = float(val @ val)
         H = numpy.empty((m + 1, m + 1))
         H[:m, :m] = self._H
@@ -258,7 +257,7 @@ cdef class OneSlackSSVM(Learner):
             self._inactive = [self._inactive[j] for j in keep]
             H = H[numpy.ix_(keep, keep)]
             alpha = alpha[keep]
-        self._acc_arr[idx] = 0.0     # the pass sum, now stored in the new constraint
+        self._pass_sum_arr[idx] = 0.0     # the pass sum, now stored in the new constraint
         if self.max_constraints and len(self._constraints) > self.max_constraints:
             H, alpha = self._aggregate(H, alpha)
         self._H = H
@@ -282,7 +281,7 @@ cdef class OneSlackSSVM(Learner):
         else:
             coef = alpha[merged] / total
             idx = numpy.unique(numpy.concatenate([self._constraints[j][0] for j in merged]))
-            dense = self._acc_arr   # zero between passes: scratch space
+            dense = self._pass_sum_arr   # zero between passes: scratch space
             for c, j in zip(coef, merged):
                 cidx, cval, _ = self._constraints[j]
                 dense[cidx] += c * cval
@@ -309,7 +308,7 @@ cdef class OneSlackSSVM(Learner):
     def _clear_w(self, WeightTable table):
         """Zero the table on the support of every constraint in W (where w
         can be non-zero), in O(total constraint size)."""
-        if self._direct_ok(table):
+        if table.is_plain():
             if not self._constraints:
                 # First constraint: w is 0 + nothing learnt yet, whatever the
                 # table held before (O(table), once).
@@ -317,33 +316,34 @@ cdef class OneSlackSSVM(Learner):
             for cidx, _, _ in self._constraints:
                 table.assign(cidx, numpy.zeros(cidx.shape[0]))
 
-    def _direct_ok(self, WeightTable table):
-        # The learner never ticks or rescales the table; if someone else did,
-        # fall back to the O(table) rewrite of _set_w.
-        return table.scale == 1.0 and table.n_ticks == 0 and table.cum_scale == 0.0
-
     def _set_w(self, WeightTable table):
         """w = (1/lam) sum_j alpha_j g_j written into the table: accumulated
         in float64 on the constraints' supports (cleared by _clear_w), so
         O(total constraint size) rather than O(table) per iteration."""
         active = [(cidx, cval, alpha) for (cidx, cval, _), alpha
                   in zip(self._constraints, self._alpha) if alpha > 0.0]
-        if not self._direct_ok(table):
+        if not table.is_plain():
+            # The learner never ticks or rescales the table; if someone else
+            # did, the O(table) rewrite.
             w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
             for idx, val, alpha in active:
                 w[idx] += (alpha / self.lam) * val
             table.restart_average(w)
             return
         # The pass accumulator (all zero between passes) holds the float64 sum.
-        cdef double[::1] acc = self._acc
+        cdef double[::1] acc = self._pass_sum
         cdef double coef
         for cidx, cval, alpha in active:
             coef = alpha / self.lam
             _scatter_scaled(acc, cidx, cval, coef)
         if active:
             support = numpy.unique(numpy.concatenate([idx for idx, _, _ in active]))
-            table.assign(support, self._acc_arr[support])
-            self._acc_arr[support] = 0.0
+            table.assign(support, self._pass_sum_arr[support])
+            self._pass_sum_arr[support] = 0.0
+
+    def predicts_with_average(self):
+        """Never: the model is the QP's solution w (the table is not ticked)."""
+        return False
 
     def finalize_weights(self, weights):
         """The weights to predict with: with ``keep_best``, those of the pass

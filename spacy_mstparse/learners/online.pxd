@@ -5,6 +5,7 @@ from .weight_table cimport WeightTable
 
 
 cdef class OnlineLearner(Learner):
+    cdef public bint averaged
 
     cdef double step_size(self, WeightTable table, const uint64_t[:] idx, const double[:] val,
                           long n_wrong, double sq_norm, double* loss)

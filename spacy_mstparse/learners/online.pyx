@@ -14,10 +14,14 @@ from .weight_table cimport WeightTable
 
 
 cdef class OnlineLearner(Learner):
-    """Base class: one update per sentence; subclasses give the step size."""
+    """Base class: one update per sentence; subclasses give the step size.
+    ``averaged`` (default): predict with the averaged weights, else the last."""
 
     def __init__(self, bint averaged=True):
         self.averaged = averaged
+
+    def predicts_with_average(self):
+        return self.averaged
 
     cdef double step_size(self, WeightTable table, const uint64_t[:] idx, const double[:] val,
                           long n_wrong, double sq_norm, double* loss):

@@ -38,8 +38,10 @@ DEFAULT_LAM = 3.3e-3
 
 
 cdef class Pegasos(Learner):
-    """Pegasos-DP with regulariser ``lam`` and mini-batches of ``k`` sentences."""
+    """Pegasos-DP with regulariser ``lam`` and mini-batches of ``k`` sentences;
+    ``averaged`` (default): predict with the averaged weights, else the last."""
 
+    cdef public bint averaged
     cdef readonly double lam
     cdef readonly int k
     cdef readonly long long t
@@ -76,6 +78,9 @@ cdef class Pegasos(Learner):
         loss /= len(gold)
         if loss > 0.0:
             self.radius = sqrt(2.0 * loss / self.lam)
+
+    def predicts_with_average(self):
+        return self.averaged
 
     def step(self, WeightTable table, list batch):
         """One Pegasos step on a mini-batch (may be shorter than k), then tick."""

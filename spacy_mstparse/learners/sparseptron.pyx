@@ -195,9 +195,6 @@ cdef class Sparseptron(Learner):
         cdef int g
         self.t = 0
         self.debiasing = False
-        # Predict with averaged weights only in the debiasing stage; the
-        # sparse stage returns its current w, as Figure 3.
-        self.averaged = False
         self.n_shrinks = 0
         self.collisions = 0
         self._shrunk = False
@@ -303,6 +300,11 @@ cdef class Sparseptron(Learner):
                 if has_table:
                     x = self._table.stored(ids[i])
                     self._sq[self._bit_of[groups[i]]] += x * x
+
+    def predicts_with_average(self):
+        """The averaged weights in the debiasing stage only; the sparse stage
+        predicts with its current w, as Figure 3."""
+        return self.debiasing
 
     def finalize_weights(self, weights):
         """The prediction weights with every group outside the budget set to
@@ -500,7 +502,6 @@ cdef class Sparseptron(Learner):
             table.scale_by(self._ratio_sum / self._n_ratio)
         table.restart_average()
         self.debiasing = True
-        self.averaged = True
 
     # ---------------------------------------------------------------- reporting
 

@@ -8,6 +8,7 @@ cdef class WeightTable:
     cdef readonly double cum_scale    # S = sum of s over ticks since the last renormalisation
     cdef readonly long long n_ticks
     cdef readonly double sq_norm_v    # ||v||^2, kept incrementally
+    # Private: only this module's code reads or writes the arrays.
     cdef object _v_arr                # numpy float32[n_buckets]
     cdef object _acc_arr              # numpy float64[n_buckets]
     cdef object _stamp_arr            # numpy float64[n_buckets]
@@ -16,6 +17,8 @@ cdef class WeightTable:
     cdef double[::1] _stamp
 
     cdef void _bind(self, object v, object acc, object stamp)
+    cdef void _install(self, object v, object acc, object stamp, double scale,
+                       double cum_scale, long long n_ticks, double sq_norm_v) except *
     cdef void _flush_all(self) noexcept nogil
     cdef void _renormalize(self) noexcept nogil
     cdef Py_ssize_t _checked_length(self, const uint64_t[:] idx, const double[:] val) except -1

@@ -50,21 +50,21 @@ def _rebuild_weight_table(v, acc, stamp, double scale, double cum_scale,
                           long long n_ticks, double sq_norm_v):
     """Unpickling helper (see WeightTable.__reduce__)."""
     cdef WeightTable table = WeightTable.__new__(WeightTable)
-    table.set_state(
-        {"v": v, "acc": acc, "stamp": stamp, "scale": scale,
-         "cum_scale": cum_scale, "n_ticks": n_ticks, "sq_norm_v": sq_norm_v},
-        copy=False,
-    )
+    table._install(np.require(v, dtype=np.float32, requirements=["C", "W"]),
+                   np.require(acc, dtype=np.float64, requirements=["C", "W"]),
+                   np.require(stamp, dtype=np.float64, requirements=["C", "W"]),
+                   scale, cum_scale, n_ticks, sq_norm_v)
     return table
 
 
 cdef class WeightTable:
     """w = scale * v over ``n_buckets`` float32 weights, with lazy averaging.
 
-    Attributes (read-only from Python): ``n_buckets``, ``scale``,
-    ``cum_scale``, ``n_ticks``, ``sq_norm_v``; the table's own numpy arrays
-    ``v`` (float32), ``acc`` and ``stamp`` (float64), not copies: read them
-    (e.g. score arcs as ``scale * v[ids].sum()``) but do not write to them.
+    Attributes (read-only): ``n_buckets``, ``scale``, ``cum_scale``,
+    ``n_ticks``, ``sq_norm_v``; ``values`` is a read-only view of v for
+    scoring (w = scale * values). The arrays themselves (v, the running sums
+    and the time stamps) are private: every change goes through a method,
+    which keeps the averaging invariant.
     """
 
     def __init__(self, Py_ssize_t n_buckets):
@@ -89,58 +89,33 @@ cdef class WeightTable:
         self._stamp = stamp
         self.n_buckets = v.shape[0]
 
-    # ------------------------------------------------------------------ state
-
-    @property
-    def v(self):
-        return self._v_arr
-
-    @property
-    def acc(self):
-        return self._acc_arr
-
-    @property
-    def stamp(self):
-        return self._stamp_arr
-
-    def get_state(self):
-        """Plain numpy arrays (the table's own arrays, not copies) and scalars."""
-        return {
-            "v": self._v_arr,
-            "acc": self._acc_arr,
-            "stamp": self._stamp_arr,
-            "scale": float(self.scale),
-            "cum_scale": float(self.cum_scale),
-            "n_ticks": int(self.n_ticks),
-            "sq_norm_v": float(self.sq_norm_v),
-        }
-
-    def set_state(self, dict state, bint copy=True):
-        """Restore from a ``get_state()`` dict. Arrays are copied unless copy=False."""
-        arrays = []
-        for key, dtype in (("v", np.float32), ("acc", np.float64), ("stamp", np.float64)):
-            arr = np.array(state[key], dtype=dtype) if copy else state[key]
-            # Copies only if needed (dtype, contiguity, read-only buffers).
-            arrays.append(np.require(arr, dtype=dtype, requirements=["C", "W"]))
-        v, acc, stamp = arrays
+    cdef void _install(self, object v, object acc, object stamp, double scale,
+                       double cum_scale, long long n_ticks, double sq_norm_v) except *:
+        """Take these arrays (C-contiguous and writable, of one length) and
+        scalars as the table's state, after checking them."""
         if v.ndim != 1 or acc.shape != v.shape or stamp.shape != v.shape:
             raise ValueError("v, acc and stamp must be 1-d arrays of the same length")
         if v.shape[0] == 0:
             raise ValueError("empty weight table")
-        scale = float(state["scale"])
-        n_ticks = int(state["n_ticks"])
-        if not (np.isfinite(scale) and scale != 0.0):
+        if not (isfinite(scale) and scale != 0.0):
             raise ValueError(f"invalid scale {scale}")
         if n_ticks < 0:
             raise ValueError(f"invalid n_ticks {n_ticks}")
         self._bind(v, acc, stamp)
         self.scale = scale
-        self.cum_scale = float(state["cum_scale"])
+        self.cum_scale = cum_scale
         self.n_ticks = n_ticks
-        if "sq_norm_v" in state:
-            self.sq_norm_v = float(state["sq_norm_v"])
-        else:
-            self.sq_norm_v = float(np.dot(v.astype(np.float64), v.astype(np.float64)))
+        self.sq_norm_v = sq_norm_v
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def values(self):
+        """The stored vector v as a read-only float32 view (not a copy): the
+        weights are ``scale * values``. Score with it (the scorers take
+        ``(values, scale)``); change the weights through the methods."""
+        # over a read-only buffer, so that the flag cannot be turned back on
+        return np.frombuffer(memoryview(self._v_arr).toreadonly(), dtype=np.float32)
 
     def __reduce__(self):
         return (
@@ -338,12 +313,23 @@ cdef class WeightTable:
         training from saved weights and by learners with stages (the
         sparseptron's debiasing, the 1-slack SSVM's solution)."""
         v = self.current() if weights is None else weights
-        v = np.array(v, dtype=np.float32, copy=True).reshape(-1)
-        if v.shape[0] != self.n_buckets:
-            raise ValueError(f"expected {self.n_buckets} weights, got {v.shape[0]}")
-        zeros = np.zeros(self.n_buckets, dtype=np.float64)
-        self.set_state({"v": v, "acc": zeros, "stamp": zeros.copy(), "scale": 1.0,
-                        "cum_scale": 0.0, "n_ticks": 0}, copy=False)
+        self.set_mixed(v, np.zeros(self.n_buckets, dtype=np.float64), 0)
+
+    def set_mixed(self, weights, totals, long long n_ticks):
+        """Hold ``weights`` as the current w, with ``totals`` as the sum of w
+        over ``n_ticks`` past ticks (parameter mixing: the driver's mixed
+        weights and running sum, McDonald, Hall & Mann 2010), so that the
+        average is ``totals / n_ticks`` now and training goes on from it:
+        scale 1, every bucket flushed at time 0 (running sum = totals). The
+        arrays are copied."""
+        v = np.array(weights, dtype=np.float32, copy=True).reshape(-1)
+        acc = np.array(totals, dtype=np.float64, copy=True).reshape(-1)
+        if v.shape[0] != self.n_buckets or acc.shape[0] != self.n_buckets:
+            raise ValueError(f"expected {self.n_buckets} weights and totals, "
+                             f"got {v.shape[0]} and {acc.shape[0]}")
+        v64 = v.astype(np.float64)
+        self._install(v, acc, np.zeros(self.n_buckets, dtype=np.float64), 1.0, 0.0,
+                      n_ticks, float(np.dot(v64, v64)))
 
     @classmethod
     def from_weights(cls, weights):
@@ -351,6 +337,19 @@ cdef class WeightTable:
         table = cls(np.asarray(weights).shape[0])
         table.restart_average(weights)
         return table
+
+    def is_plain(self):
+        """Whether the stored values are w itself with no averaging history:
+        scale 1 and no tick since creation or the last restart (the average
+        is then w). A learner that never ticks (the 1-slack SSVM) can then
+        rewrite w bucket by bucket instead of restarting the table."""
+        return self.scale == 1.0 and self.n_ticks == 0 and self.cum_scale == 0.0
+
+    def touched_buckets(self):
+        """Boolean mask of the buckets holding any state (weight, running
+        sum or time stamp non-zero): the buckets some update has reached.
+        Lazy averaging leaves every other bucket alone (O(touched) steps)."""
+        return (self._v_arr != 0.0) | (self._acc_arr != 0.0) | (self._stamp_arr != 0.0)
 
     def recompute_sq_norm(self):
         """||v||^2 exactly (O(table)), removing the drift of incremental updates."""
