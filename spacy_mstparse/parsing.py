@@ -7,7 +7,7 @@ predicted HEAD / DEPREL (the enhanced graph left out: DEPS "_", no empty
 nodes); every sentence must be one tree with one root, else nothing is
 written.
 
-Expected input problems raise ``EvaluationError`` (as ``evaluation``);
+Expected input problems raise ``EvaluationError`` (``pipeline_input``);
 nothing is written until every sentence has been rendered, atomically.
 """
 import copy
@@ -30,7 +30,7 @@ from .corpus.conll import (
     guess_format,
     sentence_bounds,
 )
-from .evaluation import (
+from .pipeline_input import (
     EvaluationError,
     PathLike,
     check_same_words,

@@ -44,21 +44,20 @@ from spacy.vocab import Vocab
 from wasabi import msg
 
 from ..scoring import score_parse
+from ..tag_columns import TAG_COLUMN_ATTRS
 from ..transition import training_scan
-from ..transition.features import ALL_GROUPS, group_mask
+from ..transition.features import group_mask
 from ..transition.parser import ArcStandardModel
 from ..transition.svm import OneVsRestSVM
 from ..transition.svm import _rebuild as rebuild_svm
 from . import serialization
 from .arcstandard_gold import doc_targets, learnable_trees
+from .arcstandard_settings import DEFAULT_CONFIG, MODEL_SETTINGS, SETTINGS, checked_settings
 from .arcstandard_state import (
-    DEFAULT_CONFIG,
     LEGACY_ARRAYS,
-    MODEL_SETTINGS,
     MOVES,
     PART_NAMES,
     checked_lexicon,
-    checked_settings,
     end_epoch,
     empty_inventory,
     empty_lexicon,
@@ -70,8 +69,6 @@ from .base import SCORE_WEIGHTS, DependencyPipe
 from .serialization import ModelDataError
 
 FORMAT_VERSION = 2
-# doc attribute of each tag column
-TAG_ATTRS = {"xpos": "TAG", "upos": "POS"}
 HEAD_DEP = [HEAD, DEP]
 
 @Language.factory(
@@ -119,23 +116,8 @@ def make_arcstandard_svm(
         plain label (a projective arc in the output).
     max_sentence_length: longest word sequence parsed as one tree.
     """
-    return ArcStandardSVM(
-        nlp.vocab,
-        name,
-        lam=lam,
-        delta=delta,
-        feature_groups=feature_groups,
-        word_distance=word_distance,
-        word_pair_limit=word_pair_limit,
-        rare_word_cutoff=rare_word_cutoff,
-        average=average,
-        tag_column=tag_column,
-        n_buckets=n_buckets,
-        nonprojective=nonprojective,
-        min_lifted_label_count=min_lifted_label_count,
-        max_sentence_length=max_sentence_length,
-        scorer=scorer,
-    )
+    settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
+    return ArcStandardSVM(nlp.vocab, name, **settings)
 
 
 class ArcStandardSVM(DependencyPipe):
@@ -153,30 +135,18 @@ class ArcStandardSVM(DependencyPipe):
         vocab: Vocab,
         name: str = "arcstandard_svm",
         *,
-        lam: float = 1e-5,
-        delta: float = 0.001,
-        feature_groups: Iterable[str] = ALL_GROUPS,
-        word_distance: str = "binned",
-        word_pair_limit: int = 100000,
-        rare_word_cutoff: int = 2,
-        average: bool = True,
-        tag_column: str = "xpos",
-        n_buckets: int = 2**18,
-        nonprojective: str = "lift",
-        min_lifted_label_count: int = 5,
-        max_sentence_length: int = 250,
         scorer: Optional[Callable] = score_parse,
+        **settings,
     ):
+        """Settings (the factory's arguments) left out take ``DEFAULT_CONFIG``'s values."""
+        unknown = set(settings) - set(SETTINGS)
+        if unknown:
+            raise TypeError(f"[{name}] unknown settings: {', '.join(sorted(unknown))}")
         self.vocab = vocab
         self.name = name
         self.scorer = scorer
-        self.cfg = checked_settings(
-            name, lam=lam, delta=delta, feature_groups=list(feature_groups),
-            word_distance=word_distance, word_pair_limit=word_pair_limit,
-            rare_word_cutoff=rare_word_cutoff, average=average, tag_column=tag_column,
-            n_buckets=n_buckets, nonprojective=nonprojective,
-            min_lifted_label_count=min_lifted_label_count,
-            max_sentence_length=max_sentence_length)
+        self.cfg = checked_settings(name, **{key: settings.get(key, DEFAULT_CONFIG[key])
+                                             for key in SETTINGS})
         self.inventory = empty_inventory()
         self.progress = fresh_progress()
         self._set_lexicon(*empty_lexicon())
@@ -241,7 +211,7 @@ class ArcStandardSVM(DependencyPipe):
 
     @property
     def tag_attrs(self) -> Tuple[str, ...]:
-        return (TAG_ATTRS[self.cfg["tag_column"]],)
+        return TAG_COLUMN_ATTRS[self.cfg["tag_column"]]
 
     # -- encoding -----------------------------------------------------------
     def _encode(self, doc: Doc) -> Tuple[numpy.ndarray, ...]:

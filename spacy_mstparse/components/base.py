@@ -43,8 +43,6 @@ SCORE_WEIGHTS = {
     "sents_r": None,
     "sents_f": None,
 }
-# Which doc attribute a tag column of the features is read from.
-TAG_COLUMN_ATTRS = {"upos": ("POS",), "xpos": ("TAG",), "both": ("POS", "TAG")}
 
 
 class DependencyPipe(Pipe):
