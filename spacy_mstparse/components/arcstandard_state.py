@@ -33,64 +33,19 @@ from typing import Callable, Dict, Tuple
 
 import numpy
 
+from ..transition.model import MOVES, empty_inventory
 from ..transition.svm import _rebuild as rebuild_svm
 from ..transition.svm import compact_svm
+from ..transition.training import fresh_progress
 from . import serialization
 from .arcstandard_settings import SETTINGS
 from .serialization import ModelDataError
-
-MOVES = {"S": 0, "L": 1, "R": 2}
 
 # Parts of model format 1 (files ``<name>.npy`` on disk, keys ``<name>`` in bytes).
 LEGACY_ARRAYS = ("weights", "vocab", "valence", "pairs")
 # The file that holds the weights and the lexicon, by model format.
 PART_NAMES = {1: {"weights": "weights.npy", "lexicon": "vocab.npy"},
               2: {"weights": "weights.npz", "lexicon": "lexicon.npz"}}
-
-
-def end_epoch(progress: dict, delta: float) -> bool:
-    """Close an epoch of ``progress``: record its training error (share of
-    configurations whose best valid class was not the oracle's) and stop
-    (``converged``, returned) when it is less than ``delta`` below the
-    previous epoch's."""
-    n_configs, n_wrong = progress["epoch_progress"]
-    error = n_wrong / n_configs if n_configs else 0.0
-    history = progress["error_history"]
-    if history and history[-1] - error < delta:
-        progress["converged"] = True
-    history.append(error)
-    progress["epochs_done"] += 1
-    progress["epoch_progress"] = [0, 0]
-    return bool(progress["converged"])
-
-
-def empty_inventory() -> dict:
-    return {
-        "labels": [],
-        "root_label": None,
-        "classes": [],
-        "lifted_labels": None,
-        "unk_valence": [0.0, 0.0],
-        "epoch_configs": 0,
-        "n_train_trees": 0,
-        "n_nonprojective_trees": 0,
-        "vocab_size": 0,
-    }
-
-
-def fresh_progress() -> dict:
-    return {
-        "svm_t": 0,
-        "epochs_done": 0,
-        "error_history": [],
-        "converged": False,
-        "epoch_progress": [0, 0],  # configurations and errors in the current epoch
-    }
-
-
-def empty_lexicon():
-    return (numpy.zeros(0, dtype="uint64"), numpy.zeros((2, 0), dtype="float32"),
-            numpy.zeros(0, dtype="uint64"))
 
 
 def section(saved: dict, key: str, where: str) -> dict:
