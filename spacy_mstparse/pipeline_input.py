@@ -293,3 +293,26 @@ def check_same_words(gold: Doc, pred: Doc, k: int, nlp: Language) -> None:
             f"({len(gold)} gold words, {len(pred)} after the pipeline "
             f"{', '.join(nlp.pipe_names)}); words cannot be aligned for scoring"
         )
+
+
+def run_on_gold(
+    nlp: Language,
+    gold_docs: Sequence[Doc],
+    copy_attrs: Iterable[str] = (),
+    batch_size: int = 64,
+    timed: Sequence[str] = (),
+    progress: Optional[bool] = None,
+    first_doc: int = 1,
+) -> Tuple[List[Doc], float, float]:
+    """Run the pipeline on input docs made from ``gold_docs``
+    (``make_input_docs`` with ``copy_attrs``) and check that it kept every
+    doc's words (``first_doc``: the number of the first in the file, for
+    messages). Returns the parsed docs, the seconds spent in the ``timed``
+    components and in the whole pipeline."""
+    docs = make_input_docs(gold_docs, nlp.vocab, copy_attrs=copy_attrs)
+    start = time.perf_counter()
+    docs, seconds = run_pipeline(nlp, docs, batch_size, timed=timed, progress=progress)
+    total = time.perf_counter() - start
+    for k, (gold, doc) in enumerate(zip(gold_docs, docs), first_doc):
+        check_same_words(gold, doc, k, nlp)
+    return docs, seconds, total
