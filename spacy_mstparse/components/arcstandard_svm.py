@@ -101,8 +101,6 @@ class ArcStandardSVM(DependencyPipe):
     LEGACY_PARTS = LEGACY_ARRAYS
     # Rebuilt by from_bytes when unpickling (pickling goes through to_bytes).
     TRANSIENT_ATTRS = ("transition", "trainer", "_label_cache")
-    # No thinc model: the SVMs are updated inside update().
-    model = True
 
     def __init__(self, vocab: Vocab, name: str = "arcstandard_svm", *,
                  scorer: Optional[Callable] = score_parse, **settings):
@@ -120,9 +118,6 @@ class ArcStandardSVM(DependencyPipe):
         self._label_cache = None
         self._counts = Counter()
         self._warned = set()
-
-    def finish_update(self, sgd) -> None:
-        pass
 
     @property
     def is_initialized(self) -> bool:
@@ -212,13 +207,6 @@ class ArcStandardSVM(DependencyPipe):
                 "docs need heads and deps (is the training corpus parsed?)"
             )
         self.trainer.begin(sentences, labels, nonproj.DELIMITER, self._counts["nonprojective"])
-
-    def _require_initialized(self) -> None:
-        if not self.is_initialized:
-            raise ValueError(
-                f"[{self.name}] the component is not initialized: call nlp.initialize() "
-                "or load a trained pipeline before parsing"
-            )
 
     @property
     def svm(self):

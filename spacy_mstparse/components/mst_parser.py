@@ -89,8 +89,6 @@ class MSTParser(DependencyPipe):
     READS_FORMATS = READS_FORMATS
     LEGACY_PARTS = ("arc_sparse", "arc_weights", "label_sparse", "label_weights")
     TRANSIENT_ATTRS = ("graph", "trainer")
-    # No thinc model: the learners update the weights inside update().
-    model = True
 
     def __init__(self, vocab: Vocab, name: str = "mst_parser", *, decoder: Optional[str] = None,
                  order: Optional[int] = None, learner=None, features: Optional[FeatureConfig] = None,
@@ -195,11 +193,6 @@ class MSTParser(DependencyPipe):
                 labels = numpy.array([-1] + [label_ids.get(d, -1) for d in deps[1:]], dtype="int32")
                 yield sentence, heads, labels
 
-    def _require_initialized(self) -> None:
-        if self.graph is None:
-            raise ValueError(f"[{self.name}] the component is not initialized: call "
-                             "nlp.initialize() or load a trained pipeline before parsing")
-
     # -- training -----------------------------------------------------------
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -219,9 +212,6 @@ class MSTParser(DependencyPipe):
         losses[self.name] += self.trainer.flush()
         self._fresh = False
         return losses
-
-    def finish_update(self, sgd) -> None:
-        pass
 
     # -- prediction ----------------------------------------------------------
     def prediction_weights(self) -> Tuple[numpy.ndarray, numpy.ndarray]:
