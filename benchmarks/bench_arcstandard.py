@@ -152,7 +152,7 @@ def worker_speed(args) -> None:
     round times every parser component's ``pipe`` over the whole dev set
     (fresh copies of the gold-tagged input docs, copying not timed)."""
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import load_pipeline, make_input_docs, parser_components
+    from spacy_mstparse.pipeline_input import load_pipeline, make_input_docs, parser_components
 
     models = json.loads(args.config)
     pipes = {}
@@ -205,7 +205,7 @@ def worker_errors(args) -> None:
 
     from spacy_mstparse.corpus.conll import read_conllu
     from spacy_mstparse.decoders.trees import is_projective
-    from spacy_mstparse.evaluation import load_pipeline, make_input_docs
+    from spacy_mstparse.pipeline_input import load_pipeline, make_input_docs
     from spacy_mstparse.scoring import PUNCT_LABELS
 
     nlp = load_pipeline(args.model)

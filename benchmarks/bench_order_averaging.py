@@ -94,7 +94,7 @@ def parse_order_arguments(p: argparse.ArgumentParser, argv, name: str):
 def load_data(args, vocab):
     """(training examples, dev gold docs, dev input docs with gold tags) of EWT."""
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
 
     examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", vocab,
                                     args.train_limit)

@@ -56,7 +56,7 @@ def main(argv=None) -> int:
 
     from spacy_mstparse.components import mst_parser  # noqa: F401
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
 
     nlp = spacy.blank("en")
     examples = common.gold_examples(args.data_dir / "en_ewt-ud-train.conllu", nlp.vocab,

@@ -120,7 +120,7 @@ def main(argv=None):
     import spacy
 
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
 
     vocab = spacy.blank("en").vocab
     examples = gold_examples(args.train, vocab, limit=args.train_sents)

@@ -263,7 +263,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     resolve_treebanks(parser, args)
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
 
     results = {"command": invocation("bench_probabilities", argv),
                "machine": machine_info(),

@@ -54,7 +54,7 @@ def pipe_worker(model: str, input_path: str, n_process: int) -> None:
     """``nlp.pipe(n_process=N)`` over the file's gold-tagged input docs."""
     import spacy
 
-    from spacy_mstparse.evaluation import read_gold, make_input_docs
+    from spacy_mstparse.pipeline_input import read_gold, make_input_docs
 
     nlp = spacy.load(model)
     gold = read_gold(input_path, nlp.vocab, "conllu")

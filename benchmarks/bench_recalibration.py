@@ -27,7 +27,7 @@ import numpy
 from benchmarks import common
 from spacy_mstparse.calibration import _annotated_inputs, _mst_parser, scored_sentences
 from spacy_mstparse.corpus.conll import read_conll
-from spacy_mstparse.evaluation import load_pipeline
+from spacy_mstparse.pipeline_input import load_pipeline
 from spacy_mstparse.graph.probabilities import arc_marginals, calibration_report, fit_temperature
 
 GROUPS = ("second", "first_order", "head_prob_of_head", "tags", "head_tag", "distance")

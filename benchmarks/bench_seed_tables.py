@@ -143,7 +143,7 @@ def worker(args) -> int:
 
     from spacy_mstparse.components import mst_parser  # noqa: F401 (factory)
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
     from spacy_mstparse.graph import DECODERS
 
     lang, train_file, eval_file, dev_file = TREEBANKS[args.treebank]

@@ -86,14 +86,12 @@ def heads_of(docs):
 def python_path_pipe(parser, docs):
     """The per-sentence Python prediction (``analyse`` for every sentence),
     float weights, no pruning."""
-    from spacy_mstparse.components import extensions
-
     parser.cfg["quantize_weights"] = False
     parser.graph.keep_heads = 0
     parser.prediction_weights()
     for doc in docs:
         chunks = parser.chunk_spans(parser.sentence_spans(doc))
-        parser.set_annotations([doc], [(chunks, extensions.analyse_doc(parser, doc, chunks))])
+        parser.set_annotations([doc], [(chunks, parser.analyse_doc(doc, chunks))])
     return docs
 
 
@@ -152,7 +150,7 @@ def main(argv=None) -> int:
 
     from spacy_mstparse.components import mst_parser  # noqa: F401
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
 
     result = {"command": common.invocation("bench_speed", argv),
               "commit": common.git("rev-parse", "HEAD"),

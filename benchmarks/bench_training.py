@@ -30,7 +30,7 @@ def score(nlp, dev_gold):
     """Dev UAS / LAS (percent) of ``nlp`` on gold-tagged copies of ``dev_gold``."""
     from spacy.training import Example
 
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
     from spacy_mstparse.scoring import score_parse
 
     docs = list(nlp.pipe(make_input_docs(dev_gold, nlp.vocab, gold_tags=True)))

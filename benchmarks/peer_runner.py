@@ -141,7 +141,7 @@ def parse_spacy(args: argparse.Namespace) -> Dict[str, Any]:
     import spacy
 
     from spacy_mstparse.corpus.conll import read_conll, write_conllu
-    from spacy_mstparse.evaluation import make_input_docs, parser_components
+    from spacy_mstparse.pipeline_input import make_input_docs, parser_components
 
     nlp = spacy.load(args.model)
     parsers = parser_components(nlp, args.model)

@@ -19,7 +19,7 @@ import numpy
 import spacy
 
 from spacy_mstparse.corpus.conll import read_conllu
-from spacy_mstparse.evaluation import make_input_docs
+from spacy_mstparse.pipeline_input import make_input_docs
 from spacy_mstparse.features.first_order import FirstOrderFeatures
 
 

@@ -23,7 +23,6 @@ import numpy
 from .components.mst_parser import MSTParser
 from .corpus.atomic import atomic_write_text
 from .corpus.conll import read_conll
-from .evaluation import EvaluationError, load_pipeline, make_input_docs
 from .graph.decoding import DECODERS
 from .graph.probabilities import (
     arc_marginals,
@@ -31,6 +30,7 @@ from .graph.probabilities import (
     fit_temperature,
     word_temperatures,
 )
+from .pipeline_input import EvaluationError, load_pipeline, make_input_docs
 
 PathLike = Union[str, Path]
 THRESHOLDS = (0.9, 0.99)

@@ -74,7 +74,7 @@ def user_errors(format_name: str = "CoNLL", io_problem: Optional[str] = None) ->
     with ``io_problem``, an ``OSError`` too ("<io_problem>: <error>")."""
     from .corpus.atomic import OutputIsInputError
     from .corpus.conll import ConllFormatError, EmptyInputError, InvalidTreeError
-    from .evaluation import EvaluationError
+    from .pipeline_input import EvaluationError
 
     try:
         yield

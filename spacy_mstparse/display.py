@@ -26,7 +26,7 @@ from spacy.tokens import Doc
 
 from .corpus.atomic import atomic_write_text, check_not_input
 from .corpus.conll import EmptyInputError, read_conll
-from .evaluation import (
+from .pipeline_input import (
     EvaluationError,
     load_pipeline,
     make_input_docs,
@@ -67,7 +67,7 @@ def show(
     tree (``view = "tree"``), its candidate heads with their probabilities
     (``"probs"``, heads with p >= ``min_prob``) or its ``n_best`` best trees
     (``"kbest"``); the last two switch the ``mst_parser``'s ``probabilities``
-    / ``n_best`` on. Tags come as in ``evaluation.plan_tags``; an empty
+    / ``n_best`` on. Tags come as in ``pipeline_input.plan_tags``; an empty
     file raises ``EmptyInputError``."""
     if view not in VIEWS:
         raise EvaluationError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")

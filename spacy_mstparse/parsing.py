@@ -7,7 +7,7 @@ predicted HEAD / DEPREL (the enhanced graph left out: DEPS "_", no empty
 nodes); every sentence must be one tree with one root, else nothing is
 written.
 
-Expected input problems raise ``EvaluationError`` (as ``evaluation``);
+Expected input problems raise ``EvaluationError`` (``pipeline_input``);
 nothing is written until every sentence has been rendered, atomically.
 """
 import copy
@@ -30,17 +30,8 @@ from .corpus.conll import (
     guess_format,
     sentence_bounds,
 )
-from .evaluation import (
-    EvaluationError,
-    PathLike,
-    check_same_words,
-    load_pipeline,
-    make_input_docs,
-    parser_components,
-    plan_tags,
-    read_gold,
-    run_pipeline,
-)
+from .pipeline_input import (EvaluationError, PathLike, load_pipeline, parser_components,
+                             plan_tags, read_gold, run_on_gold, run_pipeline)
 
 PARSE_FORMATS = ("auto", "conllu", "conllx", "text")
 EXTENSION_FORMATS = {".conllu": "conllu", ".conll": "conllx", ".conllx": "conllx"}
@@ -186,11 +177,10 @@ def parse_items(
         docs = [nlp.make_doc(line) for line in items]
         docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
         return docs, 0
-    docs = make_input_docs(items, nlp.vocab, copy_attrs=list(copy_attrs))
-    docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
+    docs, _, _ = run_on_gold(nlp, items, copy_attrs, batch_size, progress=progress,
+                             first_doc=first_doc)
     n_dropped = 0
-    for k, (gold, doc) in enumerate(zip(items, docs), first_doc):
-        check_same_words(gold, doc, k, nlp)
+    for gold, doc in zip(items, docs):
         data = gold.user_data.get(USER_DATA_KEY)
         if data is not None:
             # Comments, multiword tokens, MISC of the input, unless the

@@ -5,7 +5,9 @@
 lower-cased, ``punct``/``p`` left out, sentence boundaries scored) plus
 ``dep_uas_with_punct`` / ``dep_las_with_punct`` that count every token.
 ``attachment_scores`` compares gold and predicted heads/labels of aligned
-word sequences directly (used by the CLI and the benchmarks).
+word sequences directly (used by the CLI and the benchmarks);
+``conll18_scores`` as the CoNLL 2018 shared task counts them (Zeman et al.
+2018).
 """
 from typing import Dict, Iterable, Sequence
 
@@ -17,7 +19,7 @@ from spacy.util import registry
 PUNCT_LABELS = ("p", "punct")
 
 
-def _dep_getter(token, attr):
+def dep_getter(token, attr):
     return token.vocab.strings.as_string(getattr(token, attr)).lower()
 
 
@@ -27,7 +29,7 @@ def score_parse(examples: Iterable[Example], **kwargs) -> Dict[str, object]:
     kwargs.pop("getter", None)
     kwargs.pop("ignore_labels", None)
     with_punct = Scorer.score_deps(
-        examples, "dep", getter=_dep_getter, ignore_labels=(), **kwargs
+        examples, "dep", getter=dep_getter, ignore_labels=(), **kwargs
     )
     results["dep_uas_with_punct"] = with_punct["dep_uas"]
     results["dep_las_with_punct"] = with_punct["dep_las"]
@@ -74,3 +76,29 @@ def attachment_scores(
         "words": counts["n_all"],
         "words_without_punct": counts["n"],
     }
+
+
+def universal_relation(label: str) -> str:
+    """The universal part of a UD relation: ``nmod:poss`` -> ``nmod``."""
+    return label.split(":", 1)[0]
+
+
+def conll18_scores(
+    gold_heads: Sequence[int],
+    gold_labels: Sequence[str],
+    pred_heads: Sequence[int],
+    pred_labels: Sequence[str],
+) -> Dict[str, float]:
+    """UAS and LAS as the CoNLL 2018 shared task defines them for gold
+    tokenization (Zeman et al. 2018): every word counts, punctuation
+    included, and a label is right when its universal relation is (subtypes
+    are ignored). Heads are absolute indices (-1 for a root); a predicted
+    root's label counts as ``root`` whatever the parser called it, as in the
+    CoNLL-U it writes. Percentages."""
+    gold = [universal_relation(label) for label in gold_labels]
+    pred = [
+        "root" if head == -1 else universal_relation(label or "")
+        for head, label in zip(pred_heads, pred_labels)
+    ]
+    scores = attachment_scores(gold_heads, gold, pred_heads, pred)
+    return {"uas": scores["uas_all"], "las": scores["las_all"]}

@@ -9,7 +9,7 @@ import pytest
 import spacy
 
 from spacy_mstparse.corpus.conll import read_conllu
-from spacy_mstparse.evaluation import make_input_docs
+from spacy_mstparse.pipeline_input import make_input_docs
 
 from conftest import run_cli
 

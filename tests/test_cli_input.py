@@ -15,7 +15,7 @@ import spacy
 from spacy.language import Language
 
 from spacy_mstparse.corpus.conll import read_conllu
-from spacy_mstparse.evaluation import conll18_scores
+from spacy_mstparse.scoring import conll18_scores
 
 from conftest import run_cli
 

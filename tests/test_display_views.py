@@ -15,7 +15,7 @@ from spacy_mstparse.display import (
     render_arc_probabilities,
     render_kbest,
 )
-from spacy_mstparse.evaluation import make_input_docs
+from spacy_mstparse.pipeline_input import make_input_docs
 
 from conftest import run_cli
 

@@ -12,7 +12,7 @@ def parser_and_docs(trained_pipeline, sample_dev):
     import spacy
 
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
 
     nlp = spacy.load(trained_pipeline)
     gold = list(read_conllu(sample_dev, nlp.vocab))[:12]

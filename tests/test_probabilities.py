@@ -162,7 +162,7 @@ def loaded(trained_pipeline, sample_dev):
     import spacy
 
     from spacy_mstparse.corpus.conll import read_conllu
-    from spacy_mstparse.evaluation import make_input_docs
+    from spacy_mstparse.pipeline_input import make_input_docs
 
     plain = spacy.load(trained_pipeline)
     nlp = spacy.load(trained_pipeline, config=PROB_CONFIG)

@@ -25,8 +25,8 @@ from spacy_mstparse.distributed import DistributedError, UnmixableLearnerError  
 from spacy_mstparse.distributed.cluster import gather  # noqa: E402
 from spacy_mstparse.distributed.parse import ParseBatch, ray_parse  # noqa: E402
 from spacy_mstparse.distributed.train import ray_train  # noqa: E402
-from spacy_mstparse.evaluation import EvaluationError  # noqa: E402
 from spacy_mstparse.parsing import parse_file  # noqa: E402
+from spacy_mstparse.pipeline_input import EvaluationError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

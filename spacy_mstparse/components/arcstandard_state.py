@@ -7,7 +7,7 @@ passes before it replaces the component's (a damaged part raises
 
 State, in three dicts (saved together as the JSON part ``cfg``):
 
-* ``cfg``: the settings, i.e. the factory's arguments (``DEFAULT_CONFIG``);
+* ``cfg``: the settings, i.e. the factory's arguments (``arcstandard_settings``);
 * ``inventory``: what ``initialize()`` learned from the training data besides
   the weights: labels, root label, transition classes, kept decorated labels,
   UNK valence, epoch size, tree counts, vocabulary size (the vocabulary,
@@ -33,124 +33,19 @@ from typing import Callable, Dict, Tuple
 
 import numpy
 
-from ..transition.features import ALL_GROUPS, group_mask
+from ..transition.model import MOVES, empty_inventory
 from ..transition.svm import _rebuild as rebuild_svm
 from ..transition.svm import compact_svm
+from ..transition.training import fresh_progress
 from . import serialization
+from .arcstandard_settings import SETTINGS
 from .serialization import ModelDataError
 
-MOVES = {"S": 0, "L": 1, "R": 2}
-
-DEFAULT_CONFIG = {
-    "lam": 1e-5,
-    "delta": 0.001,
-    "feature_groups": list(ALL_GROUPS),
-    "word_distance": "binned",
-    "word_pair_limit": 100000,
-    "rare_word_cutoff": 2,
-    "average": True,
-    "tag_column": "xpos",
-    "n_buckets": 2**18,
-    "nonprojective": "lift",
-    "min_lifted_label_count": 5,
-    "max_sentence_length": 250,
-    "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
-}
-SETTINGS = tuple(key for key in DEFAULT_CONFIG if key != "scorer")
-# Settings the saved weights depend on: a saved model must agree with the
-# config it is loaded into.
-MODEL_SETTINGS = ("feature_groups", "word_distance", "word_pair_limit", "rare_word_cutoff",
-                  "tag_column", "n_buckets")
 # Parts of model format 1 (files ``<name>.npy`` on disk, keys ``<name>`` in bytes).
 LEGACY_ARRAYS = ("weights", "vocab", "valence", "pairs")
 # The file that holds the weights and the lexicon, by model format.
 PART_NAMES = {1: {"weights": "weights.npy", "lexicon": "vocab.npy"},
               2: {"weights": "weights.npz", "lexicon": "lexicon.npz"}}
-
-
-TAG_COLUMNS = ("xpos", "upos")
-NONPROJECTIVE = ("lift", "drop")
-
-
-def checked_settings(name: str, *, lam, delta, feature_groups, word_distance, word_pair_limit,
-                     rare_word_cutoff, average, tag_column, n_buckets, nonprojective,
-                     min_lifted_label_count, max_sentence_length) -> dict:
-    """The component's settings as saved, after checking them (a ValueError
-    names the component and the setting)."""
-    group_mask(feature_groups, word_distance)  # validates the names
-    if tag_column not in TAG_COLUMNS:
-        raise ValueError(f"[{name}] tag_column must be 'xpos' or 'upos', got {tag_column!r}")
-    if nonprojective not in NONPROJECTIVE:
-        raise ValueError(f"[{name}] nonprojective must be 'lift' or 'drop', got {nonprojective!r}")
-    if not lam > 0:
-        raise ValueError(f"[{name}] lam must be > 0, got {lam}")
-    if delta < 0:
-        raise ValueError(f"[{name}] delta must be >= 0, got {delta}")
-    if n_buckets < 1 or n_buckets & (n_buckets - 1):
-        raise ValueError(f"[{name}] n_buckets must be a power of two, got {n_buckets}")
-    if max_sentence_length < 1:
-        raise ValueError(f"[{name}] max_sentence_length must be >= 1")
-    if word_pair_limit < 0 or rare_word_cutoff < 0:
-        raise ValueError(f"[{name}] word_pair_limit and rare_word_cutoff must be >= 0")
-    return {
-        "lam": float(lam),
-        "delta": float(delta),
-        "feature_groups": list(feature_groups),
-        "word_distance": word_distance,
-        "word_pair_limit": int(word_pair_limit),
-        "rare_word_cutoff": int(rare_word_cutoff),
-        "average": bool(average),
-        "tag_column": tag_column,
-        "n_buckets": int(n_buckets),
-        "nonprojective": nonprojective,
-        "min_lifted_label_count": int(min_lifted_label_count),
-        "max_sentence_length": int(max_sentence_length),
-    }
-
-
-def end_epoch(progress: dict, delta: float) -> bool:
-    """Close an epoch of ``progress``: record its training error (share of
-    configurations whose best valid class was not the oracle's) and stop
-    (``converged``, returned) when it is less than ``delta`` below the
-    previous epoch's."""
-    n_configs, n_wrong = progress["epoch_progress"]
-    error = n_wrong / n_configs if n_configs else 0.0
-    history = progress["error_history"]
-    if history and history[-1] - error < delta:
-        progress["converged"] = True
-    history.append(error)
-    progress["epochs_done"] += 1
-    progress["epoch_progress"] = [0, 0]
-    return bool(progress["converged"])
-
-
-def empty_inventory() -> dict:
-    return {
-        "labels": [],
-        "root_label": None,
-        "classes": [],
-        "lifted_labels": None,
-        "unk_valence": [0.0, 0.0],
-        "epoch_configs": 0,
-        "n_train_trees": 0,
-        "n_nonprojective_trees": 0,
-        "vocab_size": 0,
-    }
-
-
-def fresh_progress() -> dict:
-    return {
-        "svm_t": 0,
-        "epochs_done": 0,
-        "error_history": [],
-        "converged": False,
-        "epoch_progress": [0, 0],  # configurations and errors in the current epoch
-    }
-
-
-def empty_lexicon():
-    return (numpy.zeros(0, dtype="uint64"), numpy.zeros((2, 0), dtype="float32"),
-            numpy.zeros(0, dtype="uint64"))
 
 
 def section(saved: dict, key: str, where: str) -> dict:

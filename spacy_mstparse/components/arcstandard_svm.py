@@ -1,12 +1,15 @@
-"""The ``arcstandard_svm`` pipeline component: greedy arc-standard parsing
-with a one-vs-rest linear SVM oracle.
+"""The ``arcstandard_svm`` pipeline component: spaCy glue around the
+arc-standard parser with a one-vs-rest linear SVM oracle
+(``transition.model.TransitionModel``, trained by
+``transition.training.TransitionTrainer``; both spaCy-free).
 
 Follows Choo & Shivaditya (the Cornell CS 5740 report, 2020): an
-arc-standard transition system (Nivre 2008) whose next transition is the
-best-scoring valid one under one binary linear SVM per transition class,
-trained by sub-gradient descent (step 1/(lambda t)) on the configurations of
-the static oracle, with the seed's feature set (``transition/features.pyx``),
-lower-cased words and a rare-word cut-off. Differences from the seed:
+arc-standard transition system (Nivre 2004, 2008) whose next transition is
+the best-scoring valid one under one binary linear SVM per transition class
+(Yamada & Matsumoto 2003), trained by sub-gradient descent (step
+1/(lambda t)) on the configurations of the static oracle, with the seed's
+feature set (``transition/features.pyx``), lower-cased words and a rare-word
+cut-off. Differences from the seed:
 
 * labeled: the classes are SHIFT, LEFT-ARC(label) and RIGHT-ARC(label);
 * non-projective training trees are lifted (pseudo-projective parsing, Nivre
@@ -14,21 +17,15 @@ lower-cased words and a rare-word cut-off. Differences from the seed:
   label encoding) so that the parser can output non-projective trees;
   ``nonprojective = "drop"`` skips them instead, as the seed does;
 * ``spacy train`` calls ``update(batch)`` repeatedly instead of one batch
-  optimization: ``initialize()`` scans the training data once (vocabulary
-  and rare-word cut-off, valence averages, the N most frequent word pairs,
-  labels, and the number of oracle configurations that makes one epoch),
-  ``update()`` takes one SVM step per oracle configuration (t keeps counting
-  across calls), and every time the number of configurations seen reaches
-  one epoch the epoch's training error (share of configurations whose best
-  valid class was not the oracle's, measured before each step) is compared
-  with the previous epoch's; when it fell by less than ``delta`` training has
-  converged and further updates do nothing.
+  optimization, with an epoch rule for stopping (``transition.training``);
+  once it has fired further updates do nothing.
 
-Input: words and the POS column ``tag_column`` (XPOS in ``token.tag`` as in
-the seed, or UPOS in ``token.pos``); sentences as for ``mst_parser``.
-
-State and saved parts (model format 2): ``arcstandard_state``; the gold trees it
-learns from and its per-doc targets: ``arcstandard_gold``.
+This pipe reads the gold trees (``arcstandard_gold``), encodes Docs as
+(LOWER, tag) rows, writes heads and labels back (deprojectivizing lifted
+arcs) and serializes. Input: words and the POS column ``tag_column`` (XPOS
+in ``token.tag`` as in the seed, or UPOS in ``token.pos``); sentences as for
+``mst_parser``. Settings and their defaults: ``arcstandard_settings``; saved
+state (model format 2): ``arcstandard_state``.
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
@@ -44,35 +41,20 @@ from spacy.vocab import Vocab
 from wasabi import msg
 
 from ..scoring import score_parse
+from ..tag_columns import TAG_COLUMN_ATTRS
 from ..transition import training_scan
-from ..transition.features import ALL_GROUPS, group_mask
-from ..transition.parser import ArcStandardModel
-from ..transition.svm import OneVsRestSVM
-from ..transition.svm import _rebuild as rebuild_svm
+from ..transition.model import TransitionModel
+from ..transition.training import TransitionTrainer
 from . import serialization
 from .arcstandard_gold import doc_targets, learnable_trees
-from .arcstandard_state import (
-    DEFAULT_CONFIG,
-    LEGACY_ARRAYS,
-    MODEL_SETTINGS,
-    MOVES,
-    PART_NAMES,
-    checked_lexicon,
-    checked_settings,
-    end_epoch,
-    empty_inventory,
-    empty_lexicon,
-    fresh_progress,
-    read_arrays,
-    read_cfg,
-)
+from .arcstandard_settings import DEFAULT_CONFIG, MODEL_SETTINGS, SETTINGS, checked_settings
+from .arcstandard_state import LEGACY_ARRAYS, PART_NAMES, checked_lexicon, read_arrays, read_cfg
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .serialization import ModelDataError
 
 FORMAT_VERSION = 2
-# doc attribute of each tag column
-TAG_ATTRS = {"xpos": "TAG", "upos": "POS"}
 HEAD_DEP = [HEAD, DEP]
+
 
 @Language.factory(
     "arcstandard_svm",
@@ -80,23 +62,11 @@ HEAD_DEP = [HEAD, DEP]
     default_config=DEFAULT_CONFIG,
     default_score_weights=SCORE_WEIGHTS,
 )
-def make_arcstandard_svm(
-    nlp: Language,
-    name: str,
-    lam: float,
-    delta: float,
-    feature_groups: List[str],
-    word_distance: str,
-    word_pair_limit: int,
-    rare_word_cutoff: int,
-    average: bool,
-    tag_column: str,
-    n_buckets: int,
-    nonprojective: str,
-    min_lifted_label_count: int,
-    max_sentence_length: int,
-    scorer: Optional[Callable],
-):
+def make_arcstandard_svm(nlp: Language, name: str, lam: float, delta: float,
+                         feature_groups: List[str], word_distance: str, word_pair_limit: int,
+                         rare_word_cutoff: int, average: bool, tag_column: str, n_buckets: int,
+                         nonprojective: str, min_lifted_label_count: int,
+                         max_sentence_length: int, scorer: Optional[Callable]):
     """Arc-standard transition parser with one-vs-rest linear SVMs.
 
     lam: the SVMs' L2 regularization lambda (step size 1/(lambda t)).
@@ -119,23 +89,8 @@ def make_arcstandard_svm(
         plain label (a projective arc in the output).
     max_sentence_length: longest word sequence parsed as one tree.
     """
-    return ArcStandardSVM(
-        nlp.vocab,
-        name,
-        lam=lam,
-        delta=delta,
-        feature_groups=feature_groups,
-        word_distance=word_distance,
-        word_pair_limit=word_pair_limit,
-        rare_word_cutoff=rare_word_cutoff,
-        average=average,
-        tag_column=tag_column,
-        n_buckets=n_buckets,
-        nonprojective=nonprojective,
-        min_lifted_label_count=min_lifted_label_count,
-        max_sentence_length=max_sentence_length,
-        scorer=scorer,
-    )
+    settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
+    return ArcStandardSVM(nlp.vocab, name, **settings)
 
 
 class ArcStandardSVM(DependencyPipe):
@@ -145,62 +100,38 @@ class ArcStandardSVM(DependencyPipe):
     READS_FORMATS = (1, 2)
     LEGACY_PARTS = LEGACY_ARRAYS
     # Rebuilt by from_bytes when unpickling (pickling goes through to_bytes).
-    TRANSIENT_ATTRS = ("_svm", "_model", "_pred_model", "_pred_svm", "_label_cache",
-                       "_vocab_ids", "_valence", "_pairs")
+    TRANSIENT_ATTRS = ("transition", "trainer", "_label_cache")
 
-    def __init__(
-        self,
-        vocab: Vocab,
-        name: str = "arcstandard_svm",
-        *,
-        lam: float = 1e-5,
-        delta: float = 0.001,
-        feature_groups: Iterable[str] = ALL_GROUPS,
-        word_distance: str = "binned",
-        word_pair_limit: int = 100000,
-        rare_word_cutoff: int = 2,
-        average: bool = True,
-        tag_column: str = "xpos",
-        n_buckets: int = 2**18,
-        nonprojective: str = "lift",
-        min_lifted_label_count: int = 5,
-        max_sentence_length: int = 250,
-        scorer: Optional[Callable] = score_parse,
-    ):
+    def __init__(self, vocab: Vocab, name: str = "arcstandard_svm", *,
+                 scorer: Optional[Callable] = score_parse, **settings):
+        """Settings (the factory's arguments) left out take ``DEFAULT_CONFIG``'s values."""
+        unknown = set(settings) - set(SETTINGS)
+        if unknown:
+            raise TypeError(f"[{name}] unknown settings: {', '.join(sorted(unknown))}")
         self.vocab = vocab
         self.name = name
         self.scorer = scorer
-        self.cfg = checked_settings(
-            name, lam=lam, delta=delta, feature_groups=list(feature_groups),
-            word_distance=word_distance, word_pair_limit=word_pair_limit,
-            rare_word_cutoff=rare_word_cutoff, average=average, tag_column=tag_column,
-            n_buckets=n_buckets, nonprojective=nonprojective,
-            min_lifted_label_count=min_lifted_label_count,
-            max_sentence_length=max_sentence_length)
-        self.inventory = empty_inventory()
-        self.progress = fresh_progress()
-        self._set_lexicon(*empty_lexicon())
-        self._svm: Optional[OneVsRestSVM] = None
-        self._model: Optional[ArcStandardModel] = None
-        self._pred_model: Optional[ArcStandardModel] = None
-        # what the parser predicts with: the prediction weights as a dense
-        # SVM, or (after loading) a compact one of the non-zero rows
-        self._pred_svm: Optional[OneVsRestSVM] = None
+        self.cfg = checked_settings(name, **{key: settings.get(key, DEFAULT_CONFIG[key])
+                                             for key in SETTINGS})
+        self.transition = TransitionModel(self.cfg)
+        self.trainer = TransitionTrainer(self.transition)
         self._label_cache = None
         self._counts = Counter()
         self._warned = set()
 
-    # -- spaCy training-loop protocol (as mst_parser) ---------------------
-    model = True
-
-    def finish_update(self, sgd) -> None:
-        pass
-
     @property
     def is_initialized(self) -> bool:
-        return self._svm is not None or self._pred_svm is not None
+        return self.trainer.has_svm or self.transition.svm is not None
 
-    # -- labels, classes, lexicon --------------------------------------------
+    # -- what the model holds -----------------------------------------------------
+    @property
+    def inventory(self) -> dict:
+        return self.transition.inventory
+
+    @property
+    def progress(self) -> dict:
+        return self.trainer.progress
+
     @property
     def label_data(self) -> List[str]:
         return list(self.inventory["labels"])
@@ -208,65 +139,38 @@ class ArcStandardSVM(DependencyPipe):
     @property
     def classes(self) -> List[Tuple[str, Optional[str]]]:
         """("SHIFT", None), ("LEFT-ARC", label), ("RIGHT-ARC", label), ..."""
-        names = {"S": "SHIFT", "L": "LEFT-ARC", "R": "RIGHT-ARC"}
-        labels = self.inventory["labels"]
-        return [(names[m], labels[l] if l >= 0 else None) for m, l in self.inventory["classes"]]
+        return self.transition.classes
 
     @property
     def converged(self) -> bool:
-        return bool(self.progress["converged"])
+        return self.trainer.converged
 
     @property
     def vocabulary(self) -> numpy.ndarray:
         """The lower-cased word ids (string store hashes) above the rare-word
         cut-off, sorted; other words are UNK."""
-        return self._vocab_ids
+        return self.transition.vocab_ids
 
     @property
     def valence(self) -> numpy.ndarray:
         """(2, len(vocabulary)) float32: the average number of left and right
         dependents of each vocabulary word in the training trees."""
-        return self._valence
+        return self.transition.valence
 
     @property
     def word_pairs(self) -> numpy.ndarray:
         """The sorted hashed (sigma0 word, beta0 word) pairs the pair feature
         fires for."""
-        return self._pairs
-
-    def _set_lexicon(self, vocab_ids, valence, pairs) -> None:
-        self._vocab_ids = vocab_ids
-        self._valence = valence
-        self._pairs = pairs
+        return self.transition.pairs
 
     @property
     def tag_attrs(self) -> Tuple[str, ...]:
-        return (TAG_ATTRS[self.cfg["tag_column"]],)
+        return TAG_COLUMN_ATTRS[self.cfg["tag_column"]]
 
-    # -- encoding -----------------------------------------------------------
-    def _encode(self, doc: Doc) -> Tuple[numpy.ndarray, ...]:
-        """Word ids after the rare-word cut-off, tag ids and valence of every
-        token of doc."""
+    def _rows(self, doc: Doc) -> numpy.ndarray:
+        """The (LOWER, tag) rows of the doc's tokens."""
         array = doc.to_array([LOWER, *self.tag_attrs]).astype("uint64", copy=False)
-        return self._encode_array(array.reshape((-1, 2)))
-
-    def _encode_array(self, array: numpy.ndarray) -> Tuple[numpy.ndarray, ...]:
-        """As _encode, for rows (LOWER, tag) of one or more docs."""
-        tags = numpy.ascontiguousarray(array[:, 1])
-        words, known, pos = self._map_words(array[:, 0])
-        unk_dl, unk_dr = self.inventory["unk_valence"]
-        if self._vocab_ids.shape[0]:
-            dl = numpy.where(known, self._valence[0][pos], unk_dl).astype("float32")
-            dr = numpy.where(known, self._valence[1][pos], unk_dr).astype("float32")
-        else:
-            dl = numpy.full(words.shape[0], unk_dl, dtype="float32")
-            dr = numpy.full(words.shape[0], unk_dr, dtype="float32")
-        return words, tags, dl, dr
-
-    def _map_words(self, lower: numpy.ndarray):
-        """(word ids with words below the cut-off as UNK, known mask,
-        vocabulary index)."""
-        return training_scan.map_words(self._vocab_ids, lower)
+        return array.reshape((-1, 2))
 
     # -- gold data ------------------------------------------------------------
     def training_trees(self, eg: Example):
@@ -280,20 +184,14 @@ class ArcStandardSVM(DependencyPipe):
                                self.name)
 
     # -- set-up ---------------------------------------------------------------
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[List[str]] = None,
-    ) -> None:
-        """Scan the training examples: vocabulary (rare-word cut-off),
-        valence averages, the most frequent word pairs, labels and transition
-        classes, and the number of oracle configurations per epoch; then
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
+                   nlp: Optional[Language] = None, labels: Optional[List[str]] = None) -> None:
+        """Scan the training examples (``TransitionTrainer.begin``) and
         allocate zero SVMs."""
         validate_get_examples(get_examples, "ArcStandardSVM.initialize")
-        inventory = empty_inventory()
-        self.inventory = inventory  # lifted_labels None: keep every decoration for now
+        # lifted_labels None: keep every decoration for now
+        self.transition = TransitionModel(self.cfg)
+        self.trainer = TransitionTrainer(self.transition)
         sentences = []  # (lower ids, heads, deps)
         self._counts = Counter()
         for eg in get_examples():
@@ -308,92 +206,32 @@ class ArcStandardSVM(DependencyPipe):
                 f"[{self.name}] no usable gold trees in the training examples: the reference "
                 "docs need heads and deps (is the training corpus parsed?)"
             )
-        found, vocab_ids, valence, pairs = training_scan.scan(
-            sentences, self.cfg, labels, nonproj.DELIMITER)
-        inventory.update(found)
-        self._set_lexicon(vocab_ids, valence,
-                          numpy.zeros(0, dtype="uint64") if pairs is None else pairs)
-        inventory["n_nonprojective_trees"] = self._counts["nonprojective"]
-        self.progress = fresh_progress()
-        self._svm = OneVsRestSVM(
-            self.cfg["n_buckets"], len(inventory["classes"]), self.cfg["lam"], self.cfg["average"]
-        )
-        self._model = self._pred_model = self._pred_svm = None
-
-    def _require_initialized(self) -> None:
-        if not self.is_initialized:
-            raise ValueError(
-                f"[{self.name}] the component is not initialized: call nlp.initialize() "
-                "or load a trained pipeline before parsing"
-            )
-
-    def _make_model(self, svm: OneVsRestSVM) -> ArcStandardModel:
-        inventory = self.inventory
-        root = inventory["root_label"]
-        root_id = inventory["labels"].index(root) if root in inventory["labels"] else -1
-        return ArcStandardModel(
-            svm,
-            numpy.array([MOVES[m] for m, _ in inventory["classes"]], dtype="int8"),
-            numpy.array([l for _, l in inventory["classes"]], dtype="int32"),
-            root_id,
-            group_mask(self.cfg["feature_groups"], self.cfg["word_distance"]),
-            self._pairs,
-        )
+        self.trainer.begin(sentences, labels, nonproj.DELIMITER, self._counts["nonprojective"])
 
     @property
-    def svm(self) -> OneVsRestSVM:
-        """The trainable SVMs (the running sums S and their averaging state).
-        After loading they are built from the loaded weights on first use
-        (warm start: S = w lambda t with the saved t, averaging restarted)."""
-        if self._svm is None:
-            self._require_initialized()
-            weights = self._pred_svm.dense_table()
-            svm = OneVsRestSVM(weights.shape[0], weights.shape[1], self.cfg["lam"],
-                               self.cfg["average"])
-            svm.set_weights(weights, max(1, int(self.progress["svm_t"])))
-            self._svm = svm
-        return self._svm
+    def svm(self):
+        """The trainable SVMs (``TransitionTrainer.svm``)."""
+        self._require_initialized()
+        return self.trainer.svm
 
-    @property
-    def transition_model(self) -> ArcStandardModel:
-        """The model that training updates (its SVMs hold the running sums)."""
-        if self._model is None:
-            self._model = self._make_model(self.svm)
-        return self._model
+    def _prediction_model(self) -> TransitionModel:
+        """The model with the weights to predict with, installed once after
+        each round of updates."""
+        self._require_initialized()
+        if self.trainer.stale:
+            self.trainer.install_weights()
+        return self.transition
 
     def prediction_weights(self) -> numpy.ndarray:
         """The weights w the parser predicts with ((n_buckets, n_classes)
         float32): the average of the SVM iterates with ``average``, else the
-        last iterate; computed once after each round of updates (a new
-        array if the loaded parser keeps only the non-zero rows)."""
-        return self._prediction_svm().dense_table()
-
-    def _prediction_svm(self) -> OneVsRestSVM:
-        if self._pred_svm is None:
-            self._require_initialized()
-            weights = self._svm.prediction_weights()
-            self._pred_svm = rebuild_svm(
-                weights.shape[0], weights.shape[1], self.cfg["lam"],
-                {"table": weights, "t": max(1, int(self.progress["svm_t"])),
-                 "lam": self.cfg["lam"]},
-            )
-        return self._pred_svm
-
-    @property
-    def predictor(self) -> ArcStandardModel:
-        if self._pred_model is None:
-            self._pred_model = self._make_model(self._prediction_svm())
-        return self._pred_model
+        last iterate (a new array if the loaded parser keeps only the
+        non-zero rows)."""
+        return self._prediction_model().svm.dense_table()
 
     # -- training ---------------------------------------------------------------
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd=None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
         """One SVM step per oracle configuration of every gold sentence. The
         loss is the number of configurations whose best valid transition was
         not the oracle's (before the step). Once the stopping rule has fired
@@ -403,13 +241,25 @@ class ArcStandardSVM(DependencyPipe):
         losses.setdefault(self.name, 0.0)
         validate_examples(examples, "ArcStandardSVM.update")
         self._require_initialized()
-        if self.progress["converged"]:
+        if self.trainer.converged:
             if "converged" not in self._warned:
                 self._warned.add("converged")
                 logger.info("[%s] training has converged; update() does nothing", self.name)
             return losses
-        model = self.transition_model
-        self._pred_model = self._pred_svm = None
+        loss, converged = self.trainer.train(self._training_docs(examples))
+        losses[self.name] += loss
+        if converged:
+            history = self.progress["error_history"]
+            msg.info(
+                f"[{self.name}] SVM training converged after {len(history)} epochs "
+                f"(training error {history[-1]:.4f}, previous {history[-2]:.4f}, delta "
+                f"{self.cfg['delta']}); further updates are no-ops"
+            )
+        return losses
+
+    def _training_docs(self, examples: Iterable[Example]):
+        """The trainer's docs: (rows, gold heads, gold classes, bounds) of
+        every example with learnable sentences."""
         classes_of = training_scan.GoldClasses(self.inventory["labels"], self.inventory["classes"])
         for eg in examples:
             gold = list(self.training_trees(eg))
@@ -418,39 +268,15 @@ class ArcStandardSVM(DependencyPipe):
             self.check_tags(eg.predicted)
             gold_heads, gold_classes, bounds = doc_targets(
                 gold, len(eg.predicted), classes_of, self._warn_once, self.name)
-            if not len(bounds):
-                continue
-            words, tags, dl, dr = self._encode(eg.predicted)
-            n_configs, n_wrong, _ = model.train_doc(
-                words, tags, dl, dr, bounds, gold_heads, gold_classes
-            )
-            losses[self.name] += n_wrong
-            self.progress["svm_t"] = int(model.svm.t)
-            epoch = self.progress["epoch_progress"]
-            epoch[0] += n_configs
-            epoch[1] += n_wrong
-            if epoch[0] >= self.inventory["epoch_configs"] > 0:
-                self._end_epoch()
-                if self.progress["converged"]:
-                    break
-        return losses
-
-    def _end_epoch(self) -> None:
-        """Apply the stopping rule (``arcstandard_state.end_epoch``)."""
-        if end_epoch(self.progress, self.cfg["delta"]):
-            history = self.progress["error_history"]
-            msg.info(
-                f"[{self.name}] SVM training converged after {len(history)} epochs "
-                f"(training error {history[-1]:.4f}, previous {history[-2]:.4f}, delta "
-                f"{self.cfg['delta']}); further updates are no-ops"
-            )
+            if len(bounds):
+                yield self._rows(eg.predicted), gold_heads, gold_classes, bounds
 
     # -- prediction ---------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]):
         """Parse a batch: the docs' words are encoded and parsed together (one
         numpy pass and one nogil call per batch). Returns, per doc, its
         sentence bounds and the (HEAD, DEP) array to write, or None."""
-        model = self.predictor
+        model = self._prediction_model()
         docs = list(docs)
         attrs = [LOWER, *self.tag_attrs, SENT_START]
         arrays, all_bounds, per_doc = [], [], []
@@ -471,9 +297,8 @@ class ArcStandardSVM(DependencyPipe):
             offset += len(doc)
         if not arrays:
             return [(bounds, None) for _, bounds in per_doc]
-        words, tags, dl, dr = self._encode_array(numpy.concatenate(arrays).astype("uint64"))
         bounds_array = numpy.array(all_bounds, dtype="int32")
-        heads, labels = model.parse_doc(words, tags, dl, dr, bounds_array)
+        heads, labels = model.parse(numpy.concatenate(arrays).astype("uint64"), bounds_array)
         # (HEAD, DEP) rows for the whole batch: heads relative to each token
         starts = numpy.repeat(bounds_array[:, 0], bounds_array[:, 1] - bounds_array[:, 0])
         positions = numpy.arange(offset, dtype="int64")
@@ -522,10 +347,10 @@ class ArcStandardSVM(DependencyPipe):
         return {
             "cfg": lambda: serialization.dump_json(self._saved_cfg()),
             "weights.npz": lambda: serialization.dump_sparse_rows(
-                self._prediction_svm().table, self._prediction_svm().row_index
+                self._prediction_model().svm.table, self._prediction_model().svm.row_index
             ),
             "lexicon.npz": lambda: serialization.dump_arrays(
-                vocab=self._vocab_ids, valence=self._valence, pairs=self._pairs
+                vocab=self.vocabulary, valence=self.valence, pairs=self.word_pairs
             ),
         }
 
@@ -557,7 +382,7 @@ class ArcStandardSVM(DependencyPipe):
         if pred_svm is None:
             if not self.is_initialized:
                 self._require_part(parts, names["weights"], where)
-            pred_svm = self._prediction_svm()
+            pred_svm = self._prediction_model().svm
             if (pred_svm.n_buckets, pred_svm.n_classes) != shape:
                 raise ValueError(
                     f"[{self.name}] the component's weights ({pred_svm.n_buckets}, "
@@ -567,22 +392,18 @@ class ArcStandardSVM(DependencyPipe):
         if lexicon is None:
             if not self.is_initialized:
                 self._require_part(parts, names["lexicon"], where)
-            lexicon = {"vocab": self._vocab_ids, "valence": self._valence, "pairs": self._pairs}
+            lexicon = {"vocab": self.vocabulary, "valence": self.valence, "pairs": self.word_pairs}
         vocab_ids, valence, pairs = checked_lexicon(lexicon, inventory, where(names["lexicon"]))
         # everything read and checked: replace the state
-        keep_svm = pred_svm is self._pred_svm and self._svm is not None
+        keep_svm = pred_svm is self.transition.svm and self.trainer.has_svm
         self.cfg.update(settings)
-        self.inventory = inventory
-        self.progress = progress
-        self._set_lexicon(vocab_ids, valence, pairs)
-        if not keep_svm:
-            self._svm = None  # built from the weights when training goes on
-        self._pred_svm = pred_svm
-        self._model = self._pred_model = None
+        self.transition = TransitionModel(self.cfg, inventory, (vocab_ids, valence, pairs), pred_svm)
+        # without the SVMs kept, they are built from the weights when training goes on
+        self.trainer = TransitionTrainer(self.transition, progress,
+                                         self.trainer.svm if keep_svm else None)
         self._label_cache = None
 
     def _restore_pickled(self, state: dict, model: Optional[bytes]) -> None:
+        self.transition = TransitionModel(state["cfg"])  # replaced when model bytes load
+        self.trainer = TransitionTrainer(self.transition)
         super()._restore_pickled(state, model)
-        if self._vocab_ids is None:  # pickled before initialize()
-            self._set_lexicon(*empty_lexicon())
-

@@ -43,8 +43,6 @@ SCORE_WEIGHTS = {
     "sents_r": None,
     "sents_f": None,
 }
-# Which doc attribute a tag column of the features is read from.
-TAG_COLUMN_ATTRS = {"upos": ("POS",), "xpos": ("TAG",), "both": ("POS", "TAG")}
 
 
 class DependencyPipe(Pipe):
@@ -62,9 +60,15 @@ class DependencyPipe(Pipe):
     # Attributes rebuilt by ``from_bytes`` when unpickling (not pickled).
     TRANSIENT_ATTRS: Tuple[str, ...] = ()
 
+    # No thinc model: the parsers update their own weights inside update().
+    model = True
+
     @property
     def is_trainable(self) -> bool:
         return True
+
+    def finish_update(self, sgd) -> None:
+        pass
 
     def use_params(self, params):
         """Prediction always uses the component's own (averaged) weights;
@@ -327,6 +331,11 @@ class DependencyPipe(Pipe):
     @property
     def is_initialized(self) -> bool:
         raise NotImplementedError
+
+    def _require_initialized(self) -> None:
+        if not self.is_initialized:
+            raise ValueError(f"[{self.name}] the component is not initialized: call "
+                             "nlp.initialize() or load a trained pipeline before parsing")
 
     def __reduce__(self):
         """Pickled through ``to_bytes``: the settings and the learner as

@@ -1,6 +1,8 @@
-"""spaCy glue of the ``mst_parser`` extras: arc probabilities, k-best parses,
-constraints and explanations (the work is in ``spacy_mstparse.graph``:
-``probabilities``, ``constraints``, ``explain``).
+"""The extension attributes of the ``mst_parser`` extras (arc probabilities,
+k-best parses, constraints; the work is in ``spacy_mstparse.graph``:
+``probabilities``, ``constraints``) and of ``mst_supertagger``: their
+registration, the reading of the input ones (constraints) and the writing
+of the output ones.
 
 Extension attributes, registered on import (spaCy-style, default None):
 
@@ -24,14 +26,12 @@ Extension attributes, registered on import (spaCy-style, default None):
   itself: the root) that must be its head; ``token._.forbidden_heads``
   (input): Tokens that must not be its head.
 """
-from typing import List, Optional
+from typing import Optional
 
 from spacy.tokens import Doc, Token
 
 from ..features.doc_arrays import SUPERTAG_ATTR
 from ..graph.constraints import Constraints
-from ..graph.explain import WordView, explain_arc, format_explanation
-from ..graph.probabilities import analyse
 
 CONSTRAINT_ATTRS = ("fixed_head", "forbidden_heads")
 for _name in ("head_prob", "dep_prob", "fixed_head", "forbidden_heads"):
@@ -90,42 +90,6 @@ def has_constraints(doc: Doc) -> bool:
                for key, value in doc.user_data.items())
 
 
-def analyse_doc(pipe, doc: Doc, chunks) -> list:
-    """``SentenceParse`` of every chunk ``(start, end, continues)`` of a doc
-    under the pipe's settings."""
-    cfg = pipe.cfg
-    sentences = pipe.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
-    constrained = has_constraints(doc)
-    return [analyse(pipe.graph, sentence, probabilities=cfg["probabilities"],
-                    n_best=cfg["n_best"], temperature=cfg["temperature"],
-                    constraints=sentence_constraints(doc, start, end) if constrained else None)
-            for (start, end, _), sentence in zip(chunks, sentences)]
-
-
-def analyse_docs(pipe, chunked) -> list:
-    """``analyse_doc`` of every ``(doc, chunks)``; the plain parses (no
-    probabilities, n-best lists or constraints) of all the docs go to
-    ``GraphModel.parse_batch`` at once, over ``n_threads`` threads."""
-    cfg = pipe.cfg
-    plain = not cfg["probabilities"] and cfg["n_best"] == 1
-    results, batch, slots = [], [], []
-    for doc, chunks in chunked:
-        if chunks:
-            pipe.check_tags(doc)
-        if plain and chunks and not has_constraints(doc):
-            sentences = pipe.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
-            slots.append((len(results), len(batch), len(batch) + len(sentences)))
-            batch.extend(sentences)
-            results.append(None)
-        else:
-            results.append(analyse_doc(pipe, doc, chunks))
-    if batch:
-        parses = pipe.graph.parse_batch(batch, cfg["n_threads"])
-        for i, start, end in slots:
-            results[i] = parses[start:end]
-    return results
-
-
 def annotate(pipe, doc: Doc, chunks, parses) -> None:
     """Write probabilities and k-best lists (when asked for) into the doc."""
     labels = pipe.cfg["labels"]
@@ -146,38 +110,3 @@ def annotate(pipe, doc: Doc, chunks, parses) -> None:
               "deps": [labels[l] if l >= 0 else "" for l in tree.labels[1:]],
               "score": tree.score, "prob": tree.prob} for tree in parse.trees]
             for (start, end, _), parse in zip(chunks, parses)]
-
-
-def word_view(pipe, doc: Doc, start: int, end: int) -> WordView:
-    """What the explanation shows of doc[start:end] (root at position 0)."""
-    span = doc[start:end]
-    columns = {"POS": lambda t: t.pos_, "TAG": lambda t: t.tag_}
-    tags = [["<root>"] + [columns[a](t) for t in span] for a in pipe.tag_attrs if a in columns]
-    if pipe.features.supertags:
-        tags.append(["<root>"] + [t._.supertag or "<no-supertag>" for t in span])
-    if pipe.features.cluster_bits:
-        tags.append(["<root>"] + pipe.encoder.cluster_names(span))
-    morphs = [[]] + [[f for f in str(t.morph).split("|") if f] for t in span]
-    return WordView(["<root>"] + [t.lower_ for t in span], tags, morphs)
-
-
-def explain(pipe, doc: Doc, i: int) -> dict:
-    """The explanation of token i's head and label (``graph.explain``), with
-    positions also as token indices (``token``, ``head/competitor.token``;
-    None = the root) and the readable text under ``"text"``."""
-    if not 0 <= i < len(doc):
-        raise ValueError(f"no token {i} in a doc of {len(doc)} tokens")
-    pipe.prediction_weights()
-    chunks = pipe.chunk_spans(pipe.sentence_spans(doc))
-    start, end, _ = next(ch for ch in chunks if ch[0] <= i < ch[1])
-    sentence = pipe.encoder.encode(doc, [(start, end)])[0]
-    expl = explain_arc(pipe.graph, sentence, word_view(pipe, doc, start, end), i - start + 1,
-                       sentence_constraints(doc, start, end))
-    for part in (expl["head"], expl["competitor"]):
-        if part is not None:
-            part["token"] = None if part["position"] == 0 else start + part["position"] - 1
-    expl["token"] = i
-    names: List[str] = ["ROOT"] + [f"{t.text}/{t.i}" for t in doc[start:end]]
-    expl["names"] = names
-    expl["text"] = format_explanation(expl, names)
-    return expl

@@ -34,11 +34,12 @@ from ..features.config import FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
 from ..graph.replicas import check_replicas, make_trainer
-from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..graph.decoder_choice import choose_decoder
+from ..graph.probabilities import analyse
 from ..scoring import score_parse
-from . import extensions, serialization as ser
-from .base import SCORE_WEIGHTS, TAG_COLUMN_ATTRS, DependencyPipe
+from ..tag_columns import TAG_COLUMN_ATTRS
+from . import extensions, mst_explain, serialization as ser
+from .base import SCORE_WEIGHTS, DependencyPipe
 from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
 
 # The saved model: the serializer table (cfg JSON with the labeler version,
@@ -59,9 +60,8 @@ RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
 def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
-                    probabilities: bool = False, n_best: int = 1, n_threads: int = 1,
-                    quantize_weights: bool = False, parallel_batch: int = DEFAULT_PARALLEL_BATCH,
-                    replicas: int = 1):
+                    probabilities: bool, n_best: int, n_threads: int,
+                    quantize_weights: bool, parallel_batch: int, replicas: int):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -87,8 +87,6 @@ class MSTParser(DependencyPipe):
 
     FORMAT_VERSION = FORMAT_VERSION
     TRANSIENT_ATTRS = ("graph", "trainer")
-    # No thinc model: the learners update the weights inside update().
-    model = True
 
     def __init__(self, vocab: Vocab, name: str = "mst_parser", *, decoder: Optional[str] = None,
                  order: Optional[int] = None, learner=None, features: Optional[FeatureConfig] = None,
@@ -193,11 +191,6 @@ class MSTParser(DependencyPipe):
                 labels = numpy.array([-1] + [label_ids.get(d, -1) for d in deps[1:]], dtype="int32")
                 yield sentence, heads, labels
 
-    def _require_initialized(self) -> None:
-        if self.graph is None:
-            raise ValueError(f"[{self.name}] the component is not initialized: call "
-                             "nlp.initialize() or load a trained pipeline before parsing")
-
     # -- training -----------------------------------------------------------
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -226,9 +219,6 @@ class MSTParser(DependencyPipe):
         self._fresh = False
         return self.trainer
 
-    def finish_update(self, sgd) -> None:
-        pass
-
     # -- prediction ----------------------------------------------------------
     def prediction_weights(self) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """The (arc, label) float32 weights the parser predicts with;
@@ -244,7 +234,42 @@ class MSTParser(DependencyPipe):
         """Heads and label ids for every sentence (chunk) of every doc."""
         self.prediction_weights()
         chunked = [(doc, self.chunk_spans(self.sentence_spans(doc))) for doc in docs]
-        return list(zip([chunks for _, chunks in chunked], extensions.analyse_docs(self, chunked)))
+        return list(zip([chunks for _, chunks in chunked], self.analyse_docs(chunked)))
+
+    def analyse_docs(self, chunked) -> list:
+        """The parses of every ``(doc, chunks)``: the plain parses (no
+        probabilities, n-best lists or constraints) of all the docs go to
+        ``GraphModel.parse_batch`` at once, over ``n_threads`` threads; the
+        other docs to ``analyse_doc``."""
+        plain = not self.cfg["probabilities"] and self.cfg["n_best"] == 1
+        results, batch, slots = [], [], []
+        for doc, chunks in chunked:
+            if chunks:
+                self.check_tags(doc)
+            if plain and chunks and not extensions.has_constraints(doc):
+                sentences = self.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
+                slots.append((len(results), len(batch), len(batch) + len(sentences)))
+                batch.extend(sentences)
+                results.append(None)
+            else:
+                results.append(self.analyse_doc(doc, chunks))
+        if batch:
+            parses = self.graph.parse_batch(batch, self.cfg["n_threads"])
+            for i, start, end in slots:
+                results[i] = parses[start:end]
+        return results
+
+    def analyse_doc(self, doc: Doc, chunks) -> list:
+        """``SentenceParse`` of every chunk ``(start, end, continues)`` of a
+        doc under the settings (probabilities, n-best lists, constraints)."""
+        cfg = self.cfg
+        sentences = self.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
+        constrained = extensions.has_constraints(doc)
+        return [analyse(self.graph, sentence, probabilities=cfg["probabilities"],
+                        n_best=cfg["n_best"], temperature=cfg["temperature"],
+                        constraints=(extensions.sentence_constraints(doc, start, end)
+                                     if constrained else None))
+                for (start, end, _), sentence in zip(chunks, sentences)]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         strings = self.vocab.strings  # label string ids; label -1 (none) -> "" (0)
@@ -268,7 +293,7 @@ class MSTParser(DependencyPipe):
             doc.from_array(["HEAD", "DEP"], array)
             extensions.annotate(self, doc, chunks, parses)
 
-    explain = extensions.explain  # (doc, i): why token i got its head and label
+    explain = mst_explain.explain  # (doc, i): why token i got its head and label
 
     # -- serialization (the table) ----------------------------------------------
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:

@@ -25,7 +25,7 @@ DEFAULT_CONFIG = {
     "label_buckets": 2**17,
     "max_sentence_length": 250,
     "nonprojective_threshold": 0.003,  # non-projective arc share; see graph/decoder_choice.py
-    # runtime settings (extensions.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
+    # runtime settings (mst_parser.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},

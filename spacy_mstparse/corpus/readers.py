@@ -23,16 +23,17 @@ from typing import Callable, Iterable, Iterator, List, Optional, Union
 import numpy
 import spacy
 from spacy import util
-from spacy.attrs import LEMMA, MORPH, POS, SENT_START, TAG
+from spacy.attrs import IDS, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Corpus, Example
 from spacy.vocab import Vocab
 
+from ..tag_columns import CONLL_COLUMNS
 from .conll import sentence_bounds
 from .docbin import read_docbin
 
-TAG_ATTRS = (POS, TAG, MORPH, LEMMA)
+TAG_ATTRS = tuple(IDS[attr] for attr in CONLL_COLUMNS)  # POS, TAG, MORPH, LEMMA
 
 
 def gold_sent_starts(doc: Doc) -> List[bool]:

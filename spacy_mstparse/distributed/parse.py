@@ -54,7 +54,7 @@ QUEUED_PER_WORKER = 2
 def _expected_errors() -> tuple:
     """Input errors a worker may raise that the CLI reports like ``parse``."""
     from ..corpus.conll import ConllFormatError, EmptyInputError, InvalidTreeError
-    from ..evaluation import EvaluationError
+    from ..pipeline_input import EvaluationError
 
     return (EvaluationError, ConllFormatError, EmptyInputError, InvalidTreeError)
 
@@ -62,7 +62,7 @@ def _expected_errors() -> tuple:
 def input_files(input_path: Path, output_path: Path) -> List[Tuple[Path, Path]]:
     """(input, output) pairs: the file itself, or every .conllu / .conll /
     .conllx / .txt file of a folder (sorted) -> OUTPUT/<stem>.conllu."""
-    from ..evaluation import EvaluationError
+    from ..pipeline_input import EvaluationError
 
     input_path, output_path = Path(input_path), Path(output_path)
     if not input_path.is_dir():
@@ -190,7 +190,7 @@ class StartupShare(threading.Thread):
 
     def run(self) -> None:
         from ..corpus.byte_ranges import ByteRange
-        from ..evaluation import load_pipeline
+        from ..pipeline_input import load_pipeline
 
         try:
             nlp = load_pipeline(self.model)
@@ -379,7 +379,7 @@ class ParseBatch:
 
     def __init__(self, model, text_column: str = "text", output_column: str = "conllu",
                  batch_size: int = 64, id_column: str = "id"):
-        from ..evaluation import load_pipeline, parser_components
+        from ..pipeline_input import load_pipeline, parser_components
 
         self.nlp = load_pipeline(model)
         self.model = model

@@ -28,7 +28,7 @@ from ..features.hashing cimport fmix64, mix, mix3
 
 from .arc_standard cimport State, stack_top, buffer_at
 
-from spacy.strings import get_string_id
+from ..features.hashing import string_id as get_string_id
 
 GROUPS = {"1w": G_1W, "2w": G_2W, "3w": G_3W, "dep": G_DEP, "wd": G_WD, "ic": G_IC}
 ALL_GROUPS = ("1w", "2w", "3w", "dep", "wd", "ic")
