@@ -302,9 +302,6 @@ def test_cli_evaluate_and_parse(trained, tmp_path):
 
 # -- spaCy's test_overfitting_IO idiom, serialization table, damaged files -------
 
-LEGACY = Path(__file__).resolve().parent / "fixtures" / "legacy_models"
-
-
 def tiny_examples(nlp, n=5):
     """The first n projective training sentences of 6-15 words."""
     out = []
@@ -454,21 +451,23 @@ def test_damaged_files_give_one_clear_error(overfitted, tmp_path, damage, file_n
     assert str(path) in text
 
 
-def test_format1_model_saves_as_format2_with_the_same_parses(tmp_path):
-    """The format 1 fixture (saved by 250f42f) loads, saves in format 2, and
-    the re-saved pipeline parses as the old code did."""
-    expected = srsly.read_json(LEGACY / "arcstandard.expected.json")
-    nlp = spacy.load(LEGACY / "arcstandard")
+@pytest.mark.parametrize("version", [1, FORMAT_VERSION + 1])
+def test_other_model_formats_are_refused_in_one_line(overfitted, tmp_path, version):
+    """Before the first release only the current format loads: anything else,
+    directory or bytes (the first format's bytes held the cfg as a msgpack
+    map), gets one line saying to retrain."""
+    nlp, parser, *_ = overfitted
     nlp.to_disk(tmp_path / "model")
-    files = sorted(p.name for p in (tmp_path / "model" / "arcstandard_svm").iterdir())
-    assert files == ["cfg", "lexicon.npz", "weights.npz"]
-    old_cfg = srsly.read_json(LEGACY / "arcstandard" / "arcstandard_svm" / "cfg")
-    parser = spacy.load(tmp_path / "model").get_pipe("arcstandard_svm")
-    assert parser.progress["svm_t"] == old_cfg["svm_t"]
-    assert parser.inventory["classes"] == old_cfg["classes"]
-    reloaded = spacy.load(tmp_path / "model")
-    # the inputs of tests/test_legacy_models.py: the first 60 dev sentences
-    dev = list(read_conllu(SAMPLE / "dev.conllu", reloaded.vocab))[:60]
-    docs = [gold_annotated_doc(Example(ref.copy(), ref)) for ref in dev]
-    got = [[[t.head.i, t.dep_] for t in doc] for doc in reloaded.pipe(docs)]
-    assert got == expected
+    cfg_path = tmp_path / "model" / "arcstandard_svm" / "cfg"
+    cfg = srsly.read_json(cfg_path)
+    cfg["format_version"] = version
+    srsly.write_json(cfg_path, cfg)
+    with pytest.raises(ModelDataError) as info:
+        spacy.load(tmp_path / "model")
+    assert "\n" not in str(info.value)
+    assert f"model format {version} " in str(info.value) and "retrain" in str(info.value)
+    parts = srsly.msgpack_loads(parser.to_bytes())
+    for saved in (srsly.json_dumps(cfg).encode("utf8"), cfg):
+        parts["cfg"] = saved
+        with pytest.raises(ModelDataError, match=f"model format {version} .*retrain"):
+            parser.from_bytes(srsly.msgpack_dumps(parts))

@@ -18,11 +18,6 @@ from spacy_mstparse.corpus.convert import convert
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "en_ewt_sample"
 CONFIGS = sorted(path.name for path in (ROOT / "configs").glob("*.cfg"))
-# Four sentences of plain text, none of them from the sample.
-PARAGRAPH = (
-    "I bought a new phone last week. The battery lasts two days. "
-    "My sister wants one too. We will go to the store on Saturday."
-)
 
 
 @pytest.fixture(scope="module")
@@ -111,34 +106,6 @@ def test_second_order_config_trains(docbins):
     assert nlp.get_pipe("mst_parser").order == 2
     dev = list(spacy.registry.resolve(config.interpolate()["corpora"])["dev"](nlp))
     assert nlp.evaluate(dev)["dep_uas"] > 0.7
-
-
-@pytest.mark.slow
-def test_tagged_pipeline_trains_parser_on_predicted_tags(docbins):
-    """Guards the annotating set-up: if the taggers' listeners got no
-    tok2vec output during training, the parser would learn from constant tags
-    and stay far below this."""
-    config = load("mst_parser_tagged.cfg", docbins, **{"training.max_epochs": 3})
-    nlp = init_nlp(config)
-    nlp, _ = train(nlp, None, stdout=open("/dev/null", "w"))
-    # the dev reader of the config gives gold words only
-    dev = list(spacy.registry.resolve(config.interpolate()["corpora"])["dev"](nlp))
-    scores = nlp.evaluate(dev)
-    assert scores["tag_acc"] > 0.8
-    assert scores["supertag_acc"] > 0.4   # the parser reads these (features.supertags)
-    assert scores["dep_uas"] > 0.6
-    # Raw text: trained on docs of 10 sentences (docbins), the senter splits
-    # a plain paragraph; trained on one sentence per doc it never splits.
-    doc = nlp(PARAGRAPH)
-    sents = list(doc.sents)
-    assert [s.text for s in sents] == [
-        "I bought a new phone last week.", "The battery lasts two days.",
-        "My sister wants one too.", "We will go to the store on Saturday.",
-    ]
-    for sent in sents:
-        assert sum(token.head.i == token.i for token in sent) == 1, sent
-        assert all(sent.start <= token.head.i < sent.end for token in sent), sent
-    assert all(token.tag_ and token.pos_ and token.dep_ and token._.supertag for token in doc)
 
 
 def test_configs_name_the_graph_features_function():

@@ -1,7 +1,7 @@
 """The state of an ``arcstandard_svm`` component besides its weights: the
 settings (``DEFAULT_CONFIG``, the one source of its defaults), the inventory
-learned by ``initialize()`` and the training progress, in model formats 1
-(one flat ``cfg``) and 2 (three sections); and the checks a loaded state
+learned by ``initialize()`` and the training progress, in the model format
+(a ``cfg`` of three sections); and the checks a loaded state
 passes before it replaces the component's (a damaged part raises
 ``ModelDataError`` naming the part).
 
@@ -16,14 +16,12 @@ State, in three dicts (saved together as the JSON part ``cfg``):
 * ``progress``: training progress: the SVM step count ``svm_t``, epochs done,
   per-epoch training errors, ``converged``, and the current epoch's counts.
 
-Saved parts (model format 2; the same names on disk and in ``to_bytes``):
+Saved parts (the same names on disk and in ``to_bytes``):
 ``cfg`` (JSON: format header, ``settings``, ``inventory``, ``progress``),
 ``weights.npz`` (the prediction weights, n_buckets x classes float32, as a
 bitmap of the non-zero rows plus a bitmap of those rows' non-zero entries
 and their values: on EWT 2/3 of the rows and 4% of the entries are non-zero,
-10 MB instead of 118 MB) and ``lexicon.npz``. Format 1 (one flat ``cfg`` and
-dense ``weights.npy``, ``vocab.npy``, ``valence.npy``, ``pairs.npy``; in
-bytes a msgpack of the cfg dict and the arrays) still loads. After loading,
+10 MB instead of 118 MB) and ``lexicon.npz``. After loading,
 the parser predicts with exactly the saved weights, kept as their non-zero
 rows plus a row index (``transition.svm.compact_svm``); the trainable SVMs
 are built from them (a warm start, S = w lambda t) only when ``update()``
@@ -34,18 +32,14 @@ from typing import Callable, Dict, Tuple
 import numpy
 
 from ..transition.model import MOVES, empty_inventory
-from ..transition.svm import _rebuild as rebuild_svm
 from ..transition.svm import compact_svm
 from ..transition.training import fresh_progress
 from . import serialization
 from .arcstandard_settings import SETTINGS
 from .serialization import ModelDataError
 
-# Parts of model format 1 (files ``<name>.npy`` on disk, keys ``<name>`` in bytes).
-LEGACY_ARRAYS = ("weights", "vocab", "valence", "pairs")
-# The file that holds the weights and the lexicon, by model format.
-PART_NAMES = {1: {"weights": "weights.npy", "lexicon": "vocab.npy"},
-              2: {"weights": "weights.npz", "lexicon": "lexicon.npz"}}
+# The files that hold the weights and the lexicon.
+WEIGHTS_PART, LEXICON_PART = "weights.npz", "lexicon.npz"
 
 
 def section(saved: dict, key: str, where: str) -> dict:
@@ -53,15 +47,6 @@ def section(saved: dict, key: str, where: str) -> dict:
     if not isinstance(value, dict):
         raise ModelDataError(f"{where}: no {key!r} object")
     return value
-
-
-def split_format1_cfg(saved: dict) -> Tuple[dict, dict, dict]:
-    """Model format 1 kept settings, inventory and progress in one dict (the
-    SVM step count as ``svm_t``)."""
-    settings = {key: saved[key] for key in SETTINGS if key in saved}
-    inventory = {key: saved[key] for key in empty_inventory() if key in saved}
-    progress = {key: saved[key] for key in fresh_progress() if key in saved}
-    return settings, inventory, progress
 
 
 def checked_cfg(settings: dict, inventory: dict, progress: dict, where: str):
@@ -85,19 +70,6 @@ def checked_cfg(settings: dict, inventory: dict, progress: dict, where: str):
     return settings, inventory, progress
 
 
-def legacy_array(parts: Dict[str, bytes], key: str, where: Callable[[str], str]):
-    """An array of model format 1: ``<key>.npy`` on disk, ``<key>`` (already
-    an array) in bytes; None if absent."""
-    if f"{key}.npy" in parts:
-        return serialization.load_npy(parts[f"{key}.npy"], where(f"{key}.npy"))
-    if key in parts:
-        value = parts[key]
-        if isinstance(value, numpy.ndarray):
-            return value
-        raise ModelDataError(f"{where(key)}: expected an array, got {type(value).__name__}")
-    return None
-
-
 def checked_lexicon(lexicon: Dict[str, numpy.ndarray], inventory: dict, where: str):
     vocab = numpy.asarray(lexicon["vocab"])
     valence = numpy.asarray(lexicon["valence"])
@@ -119,44 +91,25 @@ def checked_lexicon(lexicon: Dict[str, numpy.ndarray], inventory: dict, where: s
 
 
 def read_cfg(saved: dict, where: str) -> Tuple[dict, dict, dict]:
-    """Settings, inventory and progress of a saved ``cfg`` (format 1 or 2,
+    """Settings, inventory and progress of a saved ``cfg`` (its format
     already checked by the component), each with its keys checked."""
-    if saved["format_version"] == 1:
-        settings, inventory, progress = split_format1_cfg(saved)
-    else:
-        settings, inventory, progress = (
-            section(saved, key, where) for key in ("settings", "inventory", "progress"))
+    settings, inventory, progress = (
+        section(saved, key, where) for key in ("settings", "inventory", "progress"))
     return checked_cfg(settings, inventory, progress, where)
 
 
-def read_arrays(parts: Dict[str, bytes], version: int, shape: Tuple[int, int], settings: dict,
+def read_arrays(parts: Dict[str, bytes], shape: Tuple[int, int], settings: dict,
                 progress: dict, where: Callable[[str], str]):
     """The prediction SVM (weights of ``shape``: buckets x classes) and the
     lexicon arrays ``{"vocab", "valence", "pairs"}`` of saved ``parts``;
     None for what the parts do not hold."""
     t = max(1, int(progress["svm_t"]))
-    if version == 1:
-        arrays = {key: legacy_array(parts, key, where) for key in LEGACY_ARRAYS}
-        weights, lexicon = arrays.pop("weights"), arrays
-        pred_svm = None
-        if weights is not None:
-            weights = numpy.ascontiguousarray(weights, dtype="float32")
-            if weights.shape != shape:
-                raise ModelDataError(
-                    f"{where('weights.npy')}: SVM weights have shape {weights.shape}, "
-                    f"expected {shape}"
-                )
-            pred_svm = rebuild_svm(shape[0], shape[1], settings["lam"],
-                                   {"table": weights, "t": t, "lam": settings["lam"]})
-        if any(value is None for value in lexicon.values()):
-            lexicon = None
-        return pred_svm, lexicon
     pred_svm = lexicon = None
-    if "weights.npz" in parts:
+    if WEIGHTS_PART in parts:
         rows, index = serialization.load_sparse_rows(  # frees the bytes early
-            parts.pop("weights.npz"), where("weights.npz"), shape)
+            parts.pop(WEIGHTS_PART), where(WEIGHTS_PART), shape)
         pred_svm = compact_svm(rows, index, settings["lam"], t)
-    if "lexicon.npz" in parts:
+    if LEXICON_PART in parts:
         lexicon = serialization.load_arrays(
-            parts["lexicon.npz"], where("lexicon.npz"), ("vocab", "valence", "pairs"))
+            parts[LEXICON_PART], where(LEXICON_PART), ("vocab", "valence", "pairs"))
     return pred_svm, lexicon

@@ -48,7 +48,7 @@ from ..transition.training import TransitionTrainer
 from . import serialization
 from .arcstandard_gold import doc_targets, learnable_trees
 from .arcstandard_settings import DEFAULT_CONFIG, MODEL_SETTINGS, SETTINGS, checked_settings
-from .arcstandard_state import LEGACY_ARRAYS, PART_NAMES, checked_lexicon, read_arrays, read_cfg
+from .arcstandard_state import LEXICON_PART, WEIGHTS_PART, checked_lexicon, read_arrays, read_cfg
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .serialization import ModelDataError
 
@@ -97,8 +97,6 @@ class ArcStandardSVM(DependencyPipe):
     """Greedy arc-standard dependency parser with a one-vs-rest SVM oracle."""
 
     FORMAT_VERSION = FORMAT_VERSION
-    READS_FORMATS = (1, 2)
-    LEGACY_PARTS = LEGACY_ARRAYS
     # Rebuilt by from_bytes when unpickling (pickling goes through to_bytes).
     TRANSIENT_ATTRS = ("transition", "trainer", "_label_cache")
 
@@ -359,11 +357,8 @@ class ArcStandardSVM(DependencyPipe):
         (a failed load changes nothing). An absent part (excluded) keeps the
         component's own; a component without a model needs all of them."""
         if "cfg" in parts:
-            saved = parts["cfg"]
-            if not isinstance(saved, dict):  # a dict: format 1 bytes (msgpack)
-                saved = serialization.load_json(saved, where("cfg"))
+            saved = serialization.load_cfg(parts["cfg"], where("cfg"))
             self._check_format(saved, where("cfg"))
-            version = saved["format_version"]
             settings, inventory, progress = read_cfg(saved, where("cfg"))
             for key in MODEL_SETTINGS:
                 if settings[key] != self.cfg[key]:
@@ -372,16 +367,14 @@ class ArcStandardSVM(DependencyPipe):
                         f"but the config asks for {self.cfg[key]!r}"
                     )
         elif self.is_initialized:
-            version = self.FORMAT_VERSION
             settings, inventory, progress = self.cfg, self.inventory, self.progress
         else:
             raise ModelDataError(f"{where('cfg')}: missing (the saved component is incomplete)")
         shape = (settings["n_buckets"], len(inventory["classes"]))
-        pred_svm, lexicon = read_arrays(parts, version, shape, settings, progress, where)
-        names = PART_NAMES[min(version, 2)]
+        pred_svm, lexicon = read_arrays(parts, shape, settings, progress, where)
         if pred_svm is None:
             if not self.is_initialized:
-                self._require_part(parts, names["weights"], where)
+                self._require_part(parts, WEIGHTS_PART, where)
             pred_svm = self._prediction_model().svm
             if (pred_svm.n_buckets, pred_svm.n_classes) != shape:
                 raise ValueError(
@@ -391,9 +384,9 @@ class ArcStandardSVM(DependencyPipe):
                 )
         if lexicon is None:
             if not self.is_initialized:
-                self._require_part(parts, names["lexicon"], where)
+                self._require_part(parts, LEXICON_PART, where)
             lexicon = {"vocab": self.vocabulary, "valence": self.valence, "pairs": self.word_pairs}
-        vocab_ids, valence, pairs = checked_lexicon(lexicon, inventory, where(names["lexicon"]))
+        vocab_ids, valence, pairs = checked_lexicon(lexicon, inventory, where(LEXICON_PART))
         # everything read and checked: replace the state
         keep_svm = pred_svm is self.transition.svm and self.trainer.has_svm
         self.cfg.update(settings)

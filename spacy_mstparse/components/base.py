@@ -48,8 +48,7 @@ SCORE_WEIGHTS = {
 class DependencyPipe(Pipe):
     """Base class of the two parser components.
 
-    Subclasses set ``FORMAT_VERSION`` (and ``READS_FORMATS`` when older
-    formats still load), provide ``predict``, ``set_annotations``,
+    Subclasses set ``FORMAT_VERSION`` (the one format they load), provide ``predict``, ``set_annotations``,
     ``tag_attrs`` (the doc attributes their features read), and the
     serializer table ``_serial_parts`` / ``_load_parts``; ``self.cfg`` must
     hold ``max_sentence_length``, and ``labels`` unless ``label_data`` is
@@ -308,7 +307,7 @@ class DependencyPipe(Pipe):
         return serialization.to_bytes(self._serial_parts(), exclude)
 
     def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
-        names = [*self._serial_parts(), *getattr(self, "LEGACY_PARTS", ())]
+        names = list(self._serial_parts())
         where = f"[{self.name}] the serialized component"
         parts = serialization.from_bytes(bytes_data, names, exclude, where)
         self._load_parts(parts, lambda name: f"{where} (part {name!r})")
