@@ -1,6 +1,7 @@
 # The one decode entry of the graph parser: a sentence's factor scores in one
 # struct, the decoder chosen by a code, k best trees out. C-level API; see
-# dispatch.pyx.
+# dispatch.pyx. The factors: CFactors (factors.pxd).
+from .factors cimport CFactors
 
 cdef enum DecoderCode:
     EISNER = 0
@@ -8,18 +9,6 @@ cdef enum DecoderCode:
 
 cdef enum:
     DECODE_NOT_SERVED = -2   # decode_c's answer for a combination serves_c refuses
-
-# The factor scores of one sentence of n words, row-major float32:
-# arc[h*(n+1)+c]; sib NULL or sib[(h*(n+1)+s)*(n+1)+c] (siblings and stop
-# factors); grand NULL or grand[(g*(n+1)+h)*(n+1)+c]. -inf forbids.
-cdef struct CFactors:
-    const float* arc
-    const float* sib
-    const float* grand
-    int n
-
-# 1 (arcs), 2 (+ siblings) or 3 (+ grandparents).
-cdef int factor_order(const CFactors* f) noexcept nogil
 
 # Whether decode_c serves this decoder at this order (any k >= 1).
 cdef bint serves_c(int decoder, int order) noexcept nogil
@@ -30,9 +19,6 @@ cdef bint serves_c(int decoder, int order) noexcept nogil
 # scores, -1 when out of memory, DECODE_NOT_SERVED.
 cdef int decode_c(const CFactors* f, int decoder, int k, int* heads,
                   double* scores) noexcept nogil
-
-# A tree's score under the factors, in double precision.
-cdef double tree_score_c(const CFactors* f, const int* heads) noexcept nogil
 
 # Loss augmentation: + 1 on every arc into a word whose gold head is known
 # (gold[c] >= 0) except the gold arc, in place.

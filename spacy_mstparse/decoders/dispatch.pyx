@@ -30,7 +30,6 @@ container, ``tree_score``), ``decode``, ``serves``, ``add_hamming_loss``,
 """
 from collections import namedtuple
 
-from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memmove
 
@@ -41,14 +40,9 @@ from .eisner cimport eisner_decode
 from .eisner_grandparent cimport eisner_grandparent_decode
 from .eisner_second_order cimport eisner_second_order_decode
 from .kbest_spanning_trees cimport chu_liu_edmonds_k_best_decode
-from .second_order_nonprojective cimport improve_tree_c
+from .factors cimport factor_order, tree_score_c
+from .second_order_nonprojective cimport approximate_nonprojective_c, improve_tree_c
 from .trees import NoTreeError
-
-
-cdef int factor_order(const CFactors* f) noexcept nogil:
-    if f.grand != NULL:
-        return 3
-    return 2 if f.sib != NULL else 1
 
 
 cdef bint serves_c(int decoder, int order) noexcept nogil:
@@ -59,41 +53,6 @@ cdef bint serves_c(int decoder, int order) noexcept nogil:
     if decoder == CHU_LIU_EDMONDS:
         return order <= 2
     return False
-
-
-cdef inline double _sib(const float* sib, int N, int h, int s, int c) noexcept nogil:
-    return sib[(<Py_ssize_t>h * N + s) * N + c]
-
-
-cdef double tree_score_c(const CFactors* f, const int* heads) noexcept nogil:
-    cdef int N = f.n + 1, h, c, prev
-    cdef double total = 0.0
-    for c in range(1, N):
-        total += f.arc[heads[c] * N + c]
-    if f.sib != NULL:
-        for h in range(N):
-            # dependents from the head outwards, then (words only) the stop
-            # factor of the outermost one, or sib[h, h, h] / sib[h, 0, h] if none
-            prev = h
-            for c in range(h + 1, N):
-                if heads[c] == h:
-                    total += _sib(f.sib, N, h, prev, c)
-                    prev = c
-            if h > 0:
-                total += _sib(f.sib, N, h, prev, h)
-            prev = h
-            for c in range(h - 1, 0, -1):
-                if heads[c] == h:
-                    total += _sib(f.sib, N, h, prev, c)
-                    prev = c
-            if h > 0:
-                total += _sib(f.sib, N, h, prev if prev != h else 0, h)
-    if f.grand != NULL:
-        for c in range(1, N):
-            h = heads[c]
-            if h > 0:
-                total += f.grand[(<Py_ssize_t>heads[h] * N + h) * N + c]
-    return total
 
 
 cdef void add_hamming_loss_c(float* arc, int n, const int* gold) noexcept nogil:
@@ -156,26 +115,6 @@ cdef int _best_of(const CFactors* f, int* trees, int count, int k, int* heads,
     return m
 
 
-cdef int _climb_one(const CFactors* f, int* heads) noexcept nogil:
-    """Second-order Chu-Liu-Edmonds, 1-best: 1, 0 (no tree) or -1."""
-    cdef int n = f.n, N = f.n + 1, r
-    cdef double ignored
-    r = eisner_second_order_decode(f.arc, f.sib, n, 1, heads, &ignored)
-    if r < 0:
-        return -1
-    if r == 1:
-        improve_tree_c(f.arc, f.sib, n, heads, N * N)
-        return 1
-    # no allowed projective tree: climb from the best allowed first-order one
-    r = chu_liu_edmonds_decode(f.arc, n, heads, True)
-    if r != 0:
-        return -1 if r < 0 else 0
-    improve_tree_c(f.arc, f.sib, n, heads, N * N)
-    if f.sib != NULL and tree_score_c(f, heads) == -INFINITY:
-        return 0   # the climb kept a forbidden sibling pair or stop factor
-    return 1
-
-
 cdef int _climb_k_best(const CFactors* f, int k, int* heads, double* scores) noexcept nogil:
     """Second-order Chu-Liu-Edmonds, k-best (module docstring)."""
     cdef int n = f.n, N = f.n + 1, r, i, count = 0
@@ -188,7 +127,7 @@ cdef int _climb_k_best(const CFactors* f, int k, int* heads, double* scores) noe
     else:
         r = eisner_second_order_decode(f.arc, f.sib, n, k, starts, ignored)
         if r == 0:
-            r = _climb_one(f, starts)
+            r = approximate_nonprojective_c(f.arc, f.sib, n, starts)
     for i in range(r if r > 0 else 0):
         climbed = trees + <size_t>count * N
         memcpy(climbed, starts + <size_t>i * N, N * sizeof(int))
@@ -248,7 +187,7 @@ cdef int decode_c(const CFactors* f, int decoder, int k, int* heads,
     elif k == 1 and order == 3:
         r = eisner_grandparent_decode(f.arc, f.sib, f.grand, n, heads, &best)
     elif k == 1 and decoder == CHU_LIU_EDMONDS:
-        r = _climb_one(f, heads)
+        r = approximate_nonprojective_c(f.arc, f.sib, n, heads)
     else:
         # Eisner's k-best chart (first or second order), or CLE's k-best list
         tmp = <double*>malloc(k * sizeof(double))

@@ -1,6 +1,6 @@
 # What the batch parse and the parallel training stage share: a sentence's
 # factor scores in C, and the check of the sentences they are given.
-from ..decoders.dispatch cimport CFactors
+from ..decoders.factors cimport CFactors
 from ..features.first_order cimport FirstOrderFeatures
 from ..features.grandparent cimport GrandparentFeatures
 from ..features.second_order cimport SiblingFeatures

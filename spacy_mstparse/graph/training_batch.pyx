@@ -29,7 +29,8 @@ from libc.stdlib cimport calloc, free, malloc
 
 import numpy
 
-from ..decoders.dispatch cimport CFactors, add_hamming_loss_c, decode_c
+from ..decoders.dispatch cimport add_hamming_loss_c, decode_c
+from ..decoders.factors cimport CFactors
 from ..decoders.dispatch import DECODERS
 from ..features.first_order cimport FirstOrderFeatures
 from ..features.grandparent cimport GrandparentFeatures
