@@ -39,8 +39,8 @@ from .chu_liu_edmonds cimport chu_liu_edmonds_decode
 from .eisner cimport eisner_decode
 from .eisner_grandparent cimport eisner_grandparent_decode
 from .eisner_second_order cimport eisner_second_order_decode
-from .kbest_spanning_trees cimport chu_liu_edmonds_k_best_decode
 from .factors cimport factor_order, tree_score_c
+from .kbest_spanning_trees cimport chu_liu_edmonds_k_best_decode
 from .second_order_nonprojective cimport approximate_nonprojective_c, improve_tree_c
 from .trees import NoTreeError
 
