@@ -59,4 +59,3 @@ cdef inline double tree_score_c(const CFactors* f, const int* heads) noexcept no
             if h > 0:
                 total += f.grand[(<Py_ssize_t>heads[h] * N + h) * N + c]
     return total
-
