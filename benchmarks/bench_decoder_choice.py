@@ -67,7 +67,7 @@ def held_out_trial(features, order: int, make_learner, gold: Sequence[Tuple[obje
             arc_weights = trainer.prediction_weights()[0]  # (no labeler here)
             for i in held:
                 sentence, heads = gold[i]
-                predicted = model.decode(*model.scores(sentence, arc_weights))[0]
+                predicted = model.decode(model.scores(sentence, arc_weights))[0]
                 correct[name] += int(numpy.count_nonzero(predicted[1:] == heads[1:]))
         words += sum(len(gold[i][1]) - 1 for i in held)
     return {**correct, "words": words}

@@ -113,8 +113,8 @@ def profile(parser, docs, quantized, repeats=3):
 
     t_encode, sents = best(lambda: [s for d, b in zip(docs, bounds)
                                     for s in parser.encoder.encode(d, b)])
-    t_score, arcs = best(lambda: [graph.scores(s)[0] for s in sents])
-    t_decode, trees = best(lambda: [graph.decode(a)[0] for a in arcs])
+    t_score, factors = best(lambda: [graph.scores(s) for s in sents])
+    t_decode, trees = best(lambda: [graph.decode(f)[0] for f in factors])
     t_label, _ = best(lambda: [graph.label(s, h) for s, h in zip(sents, trees)])
     t_batch, _ = best(lambda: graph.parse_batch(sents))
     parser.cfg["quantize_weights"] = quantized

@@ -65,7 +65,7 @@ def main():
     )
     heads = []
     stages["decode"] = best_time(
-        lambda: heads.__setitem__(slice(None), [graph.decode(arc, sib)[0] for arc, sib in scores]),
+        lambda: heads.__setitem__(slice(None), [graph.decode(f)[0] for f in scores]),
         args.repeats,
     )
     stages["label"] = best_time(

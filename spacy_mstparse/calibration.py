@@ -23,7 +23,7 @@ import numpy
 from .components.mst_parser import MSTParser
 from .corpus.atomic import atomic_write_text
 from .corpus.conll import read_conll
-from .graph.decoding import DECODERS
+from .decoders.dispatch import DECODERS
 from .graph.probabilities import (
     arc_marginals,
     calibration_report,
@@ -65,7 +65,7 @@ class Scored(NamedTuple):
     arc: numpy.ndarray            # arc scores
     gold: numpy.ndarray           # gold heads (int32, entry 0 = -1)
     predicted: numpy.ndarray      # the parser's heads
-    sib: Optional[numpy.ndarray]  # sibling scores (order 2) or None
+    sib: Optional[numpy.ndarray]  # sibling scores (order 2 and 3) or None
     tags: List[str]               # the words' coarse tags (token.pos_)
 
 
@@ -83,9 +83,10 @@ def scored_sentences(pipe: MSTParser, gold_docs, docs) -> List[Scored]:
                 heads[c] = 0 if h == token.i else h - start + 1
             if (heads[1:] < 0).any() or (heads[1:] > end - start).any():
                 continue
-            arc, sib = pipe.graph.scores(sentence)
-            predicted = pipe.graph.decode(arc, sib)[0]
-            out.append(Scored(arc, heads, predicted, sib, [t.pos_ for t in doc[start:end]]))
+            factors = pipe.graph.scores(sentence)
+            predicted = pipe.graph.decode(factors)[0]
+            out.append(Scored(factors.arc, heads, predicted, factors.sib,
+                              [t.pos_ for t in doc[start:end]]))
     return out
 
 

@@ -11,6 +11,7 @@ from test_second_order_decoders import all_scores
 
 from spacy_mstparse.decoders import NoTreeError
 from spacy_mstparse.graph.constraints import Constraints
+from spacy_mstparse.decoders.dispatch import Factors
 from spacy_mstparse.graph.probabilities import arc_marginals, best_trees
 
 CASES = [("eisner", True), ("chu_liu_edmonds", False)]
@@ -50,10 +51,10 @@ def test_constrained_best_tree_equals_brute_force(decoder, projective, order):
         keep = satisfying(trees, cons)
         if not keep.any():
             with pytest.raises(ValueError, match="no (projective )?tree satisfies|cannot"):
-                best_trees(decoder, arc, sib, 1, cons)
+                best_trees(decoder, Factors(arc, sib), 1, cons)
             impossible += 1
             continue
-        heads = best_trees(decoder, arc, sib, 1, cons)[0]
+        heads = best_trees(decoder, Factors(arc, sib), 1, cons)[0]
         best = total[keep].max()
         got = total[np.flatnonzero((trees[:, 1:] == heads[1:]).all(axis=1))[0]]
         assert not cons.violations(heads)
@@ -71,7 +72,7 @@ def test_k_best_under_constraints_are_the_best_satisfying_trees():
         trees, total = all_scores(arc, None, n, True)
         keep = satisfying(trees, cons)
         expected = np.sort(total[keep])[::-1][:4]
-        got = best_trees("eisner", arc, None, 4, cons)
+        got = best_trees("eisner", Factors(arc), 4, cons)
         assert len(got) == min(4, keep.sum())
         scores = [float(arc[h[1:], np.arange(1, n + 1)].astype(np.float64).sum()) for h in got]
         np.testing.assert_allclose(scores, expected[:len(got)], atol=1e-4)
@@ -82,16 +83,16 @@ def test_impossible_constraints_name_the_words():
     names = ["the root", "'a'", "'b'", "'c'", "'d'"]
     arc = np.zeros((5, 5), dtype=np.float32)
     with pytest.raises(ValueError, match="cycle .*'a'.*'b'"):
-        best_trees("chu_liu_edmonds", arc, None, 1, Constraints(4, {1: 2, 2: 1}, names=names))
+        best_trees("chu_liu_edmonds", Factors(arc), 1, Constraints(4, {1: 2, 2: 1}, names=names))
     with pytest.raises(ValueError, match="more than one word is fixed as the root .*'a', 'c'"):
-        best_trees("eisner", arc, None, 1, Constraints(4, {1: 0, 3: 0}, names=names))
+        best_trees("eisner", Factors(arc), 1, Constraints(4, {1: 0, 3: 0}, names=names))
     with pytest.raises(ValueError, match="'a' -> 'c' and 'b' -> 'd' cross"):
-        best_trees("eisner", arc, None, 1, Constraints(4, {3: 1, 4: 2}, names=names))
+        best_trees("eisner", Factors(arc), 1, Constraints(4, {3: 1, 4: 2}, names=names))
     # the same arcs are fine for Chu-Liu-Edmonds
-    heads = best_trees("chu_liu_edmonds", arc, None, 1, Constraints(4, {3: 1, 4: 2}, names=names))[0]
+    heads = best_trees("chu_liu_edmonds", Factors(arc), 1, Constraints(4, {3: 1, 4: 2}, names=names))[0]
     assert heads[3] == 1 and heads[4] == 2
     with pytest.raises(ValueError, match="fixed to 'b' and forbidden"):
-        best_trees("eisner", arc, None, 1, Constraints(4, {1: 2}, [(2, 1)], names=names))
+        best_trees("eisner", Factors(arc), 1, Constraints(4, {1: 2}, [(2, 1)], names=names))
     with pytest.raises(ValueError, match="cannot be its own head"):
         Constraints(4, {2: 2})
     # every head of word 2 but word 1 is forbidden, and word 1's head is word 2
@@ -100,7 +101,7 @@ def test_impossible_constraints_name_the_words():
     for decoder in ("chu_liu_edmonds", "eisner"):
         with pytest.raises(NoTreeError, match="no (projective )?tree satisfies the constraints "
                                               "on 'a', 'b'"):
-            best_trees(decoder, arc, None, 1, cons)
+            best_trees(decoder, Factors(arc), 1, cons)
 
 
 def test_constrained_marginals_honour_the_constraints():

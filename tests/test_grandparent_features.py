@@ -13,7 +13,6 @@ from spacy_mstparse.decoders import is_projective, is_valid_tree
 from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.grandparent import GrandparentFeatures
 from spacy_mstparse.features.hashing import py_mix as mix
-from spacy_mstparse.graph.decoding import GrandScores, tree_score
 from spacy_mstparse.graph.model import GraphModel
 from spacy_mstparse.registry import make_graph_features
 
@@ -87,15 +86,15 @@ def test_order3_model_tree_score_is_weight_sum(nlp):
                                          direction_backoff=False)
     model = GraphModel(features, order=3, decoder="eisner")
     w = numpy.random.RandomState(1).randn(N_BUCKETS).astype("float32")
-    arc, parts = model.scores(s, w)
-    assert isinstance(parts, GrandScores)
-    heads = model.decode(arc, parts)[0]
+    factors = model.scores(s, w)
+    assert factors.order == 3
+    heads = model.decode(factors)[0]
     assert is_valid_tree(heads) and is_projective(heads)
     expected = w[model.tree_features(s, heads)].astype("float64").sum()
-    assert tree_score(arc, parts, heads) == pytest.approx(expected, rel=1e-4, abs=1e-3)
-    trees = model.decode(arc, parts, k=4)
+    assert factors.tree_score(heads) == pytest.approx(expected, rel=1e-4, abs=1e-3)
+    trees = model.decode(factors, k=4)
     assert numpy.array_equal(trees[0], heads) and 1 <= len(trees) <= 4
-    scores = [tree_score(arc, parts, t) for t in trees]
+    scores = [factors.tree_score(t) for t in trees]
     assert scores == sorted(scores, reverse=True)
 
 

@@ -25,7 +25,7 @@ from spacy_mstparse.decoders import (
 from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.features.hashing import string_id
-from spacy_mstparse.graph import DECODERS, GraphModel, GraphTrainer, decode
+from spacy_mstparse.graph import DECODERS, Factors, GraphModel, GraphTrainer, decode
 from spacy_mstparse.learners import MIRA, Learner, PassiveAggressive, Pegasos, Perceptron, WeightTable
 from spacy_mstparse.learners.one_slack import OneSlackSSVM
 from spacy_mstparse.learners.sparseptron import Sparseptron
@@ -67,18 +67,18 @@ def test_string_ids_equal_spacy_hashes():
 def test_decoder_table_dispatches_each_variant():
     rng = np.random.default_rng(0)
     arc = rng.normal(size=(7, 7)).astype("float32")
-    assert np.array_equal(decode("eisner", arc)[0], eisner(arc))
-    assert np.array_equal(decode("chu_liu_edmonds", arc)[0], chu_liu_edmonds(arc))
-    k_best = decode("eisner", arc, None, 3)
+    assert np.array_equal(decode("eisner", Factors(arc))[0], eisner(arc))
+    assert np.array_equal(decode("chu_liu_edmonds", Factors(arc))[0], chu_liu_edmonds(arc))
+    k_best = decode("eisner", Factors(arc), 3)
     assert len(k_best) == 3
     assert all(np.array_equal(a, b) for a, b in zip(k_best, eisner_k_best(arc, None, 3)[0]))
-    cle = decode("chu_liu_edmonds", arc, None, 3)
+    cle = decode("chu_liu_edmonds", Factors(arc), 3)
     assert len(cle) == 3 and np.array_equal(cle[0], chu_liu_edmonds(arc))
     # second-order Chu-Liu-Edmonds: an approximate k-best list, the k best of
     # the projective k best and their climbs by arc moves: distinct valid
     # trees, best first, the first the best climb (at least the 1-best's score)
     sib = rng.normal(size=(7, 7, 7)).astype("float32")
-    trees = decode("chu_liu_edmonds", arc, sib, 3)
+    trees = decode("chu_liu_edmonds", Factors(arc, sib), 3)
     projective = eisner_k_best(arc, sib, 3)[0]
     candidates = {t.tobytes(): t for p in projective for t in (p, improve_tree(arc, sib, p))}
     expected = sorted(candidates.values(), key=lambda t: -second_order_tree_score(arc, sib, t))
@@ -87,7 +87,7 @@ def test_decoder_table_dispatches_each_variant():
     assert all(is_valid_tree(t) for t in trees)
     assert np.array_equal(improve_tree(arc, sib, trees[0]), trees[0])
     one_best = approximate_nonprojective(arc, sib)
-    assert np.array_equal(decode("chu_liu_edmonds", arc, sib)[0], one_best)
+    assert np.array_equal(decode("chu_liu_edmonds", Factors(arc, sib))[0], one_best)
     assert (second_order_tree_score(arc, sib, trees[0])
             >= second_order_tree_score(arc, sib, one_best) - 1e-9)
     assert set(DECODERS) == {"eisner", "chu_liu_edmonds"}

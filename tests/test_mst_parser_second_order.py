@@ -73,7 +73,7 @@ def test_second_order_features_change_the_model(data):
     w2, _ = p2.prediction_weights()
     assert not numpy.array_equal(w1, w2)
     sentence = p2.encoder.encode(ex2[0].predicted, [(0, len(ex2[0].predicted))])[0]
-    _, sib = p2.graph.scores(sentence, w2)
+    sib = p2.graph.scores(sentence, w2).sib
     assert sib is not None and numpy.abs(sib).sum() > 0
 
 
@@ -85,8 +85,8 @@ def test_k_best_mira_uses_k_trees(data, monkeypatch):
     seen = []
     original = parser.graph.decode
 
-    def spy(arc, sib, k=1):
-        trees = original(arc, sib, k)
+    def spy(factors, k=1):
+        trees = original(factors, k)
         seen.append((k, len(trees)))
         return trees
 
@@ -131,10 +131,11 @@ def test_sibling_stops_train_score_and_load(data, decoder, tmp_path):
     for eg in examples[:20]:
         doc = eg.predicted
         sentence = parser.encoder.encode(doc, [(0, len(doc))])[0]
-        arc, sib = graph.scores(sentence, w)
+        factors = graph.scores(sentence, w)
+        arc, sib = factors.arc, factors.sib
         n = len(doc)
         assert all(sib[h, h, h] != 0 and sib[h, 0, h] != 0 for h in range(1, n + 1))
-        heads = graph.decode(arc, sib, 1)[0]
+        heads = graph.decode(factors, 1)[0]
         ids = graph.tree_features(sentence, heads).astype("int64")
         assert second_order_tree_score(arc, sib, heads) == pytest.approx(
             float(w[ids].astype("float64").sum()), rel=1e-4, abs=1e-3)

@@ -44,8 +44,8 @@ CASES = [  # order, decoder, learner
     (1, "chu_liu_edmonds", lambda: MIRA(k=3)),
     (1, "chu_liu_edmonds", lambda: PassiveAggressive()),
     (2, "eisner", lambda: MIRA(k=2)),
-    (2, "chu_liu_edmonds", lambda: MIRA(k=2)),      # decoded in the calling thread
-    (3, "eisner", lambda: MIRA(k=2)),               # grandparents: the calling thread too
+    (2, "chu_liu_edmonds", lambda: MIRA(k=2)),
+    (3, "eisner", lambda: MIRA(k=2)),
 ]
 
 
@@ -81,12 +81,12 @@ def test_decode_for_training_against_the_python_path(encoded):
     rng = np.random.default_rng(1)
     weights = rng.normal(size=model.n_arc_weights).astype("float32")
     items = [(s, h) for s, h, _ in data[:12]]
-    got = decode_for_training([s for s, _ in items], [h for _, h in items], model.first_order,
-                              None, True, weights, 0.5, 4, True, 2)
+    got = decode_for_training([s for s, _ in items], [h for _, h in items], model,
+                              weights, 0.5, 4, True, 2)
     for (sentence, heads), (trees, n_wrong, diffs) in zip(items, got):
-        arc = model.scores(sentence, weights, 0.5)[0]
-        add_hamming_loss(arc, heads)
-        expected = model.decode(arc, None, 4)
+        factors = model.scores(sentence, weights, 0.5)
+        add_hamming_loss(factors.arc, heads)
+        expected = model.decode(factors, 4)
         assert [t.tolist() for t in trees] == [t.tolist() for t in expected]
         assert all(is_valid_tree(t) for t in trees)
         for tree, wrong, diff in zip(expected, n_wrong, diffs):
@@ -100,8 +100,7 @@ def test_decode_for_training_against_the_python_path(encoded):
     with pytest.raises(ValueError, match="full gold trees"):
         partial = items[0][1].copy()
         partial[1] = -1
-        decode_for_training([items[0][0]], [partial], model.first_order, None, True,
-                            weights, 1.0, 1, False)
+        decode_for_training([items[0][0]], [partial], model, weights, 1.0, 1, False)
 
 
 @pytest.mark.parametrize("order,decoder,make", [
@@ -139,9 +138,9 @@ def test_one_thread_is_the_serial_loop(encoded):
     model = new_model(labels)
     ref = GraphTrainer(model, MIRA(k=3))   # its tables and learner, stepped by hand
     for sentence, heads, label_ids in data[:30]:
-        arc, sib = model.scores(sentence, ref.arc_table.values, ref.arc_table.scale)
+        factors = model.scores(sentence, ref.arc_table.values, ref.arc_table.scale)
         constraints = []
-        for tree in model.decode(arc, sib, 3):
+        for tree in model.decode(factors, 3):
             wrong = int((tree[1:] != heads[1:]).sum())
             idx, val = sparse_difference(model.tree_features(sentence, heads),
                                          model.tree_features(sentence, tree))

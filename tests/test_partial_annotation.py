@@ -139,7 +139,7 @@ def test_unknown_heads_never_reach_an_update():
     changed = 0
     for sentence, _ in random_sentences(rs, 20):
         trainer = GraphTrainer(model, Perceptron(averaged=False), arc_weights=start)
-        pred = model.decode(model.scores(sentence, start)[0])[0]
+        pred = model.decode(model.scores(sentence, start))[0]
         # a gold tree that differs from the prediction on some words, not all
         trees = all_trees(sentence.n, True)[0]
         n_diff = (trees[:, 1:] != pred[1:]).sum(axis=1)

@@ -269,7 +269,7 @@ def test_calibrate_writes_the_temperature(trained_pipeline, sample_dev, tmp_path
               tags=["PRP", "VBP", "JJ", "NN"])
     parser = nlp.get_pipe("mst_parser")
     doc = parser(doc)
-    arc, _ = parser.graph.scores(parser.encoder.encode(doc, [(0, 4)])[0])
+    arc = parser.graph.scores(parser.encoder.encode(doc, [(0, 4)])[0]).arc
     expected = arc_marginals(arc, t, True).probs
     assert doc[3]._.head_prob == pytest.approx(expected[doc[3].head.i + 1, 4])
 
@@ -316,7 +316,8 @@ def test_second_order_probabilities_are_exact(train_examples_o2):
         trees, single, proj, _ = enumerate_trees(len(words))
         assert len(parses) == int((single & proj).sum())
         assert sum(p["prob"] for p in parses) == pytest.approx(1.0, abs=1e-6)
-        arc, sib = parser.graph.scores(parser.encoder.encode(doc, [(0, 5)])[0])
+        factors = parser.graph.scores(parser.encoder.encode(doc, [(0, 5)])[0])
+        arc, sib = factors.arc, factors.sib
         assert sib is not None and np.abs(sib).sum() > 0
         expected, _ = second_order_marginals(arc, sib, 0.8)
         for c, token in enumerate(doc, 1):
@@ -348,7 +349,6 @@ def test_third_order_probabilities_are_those_of_the_sibling_model():
     from test_mst_parser import SAMPLE, examples_from, new_parser, train
 
     from spacy_mstparse.decoders import second_order_marginals
-    from spacy_mstparse.graph.decoding import GrandScores
 
     examples = examples_from(SAMPLE / "train.conllu", spacy.blank("en"), 60)
     nlp, parser, examples = new_parser({"order": 3}, examples)
@@ -358,9 +358,9 @@ def test_third_order_probabilities_are_those_of_the_sibling_model():
     doc = Doc(nlp.vocab, words=words, pos=["DET", "NOUN", "VERB", "DET", "NOUN"],
               tags=["DT", "NN", "VBD", "DT", "NN"])
     doc = parser(doc)
-    arc, parts = parser.graph.scores(parser.encoder.encode(doc, [(0, 5)])[0])
-    assert isinstance(parts, GrandScores)
-    expected, _ = second_order_marginals(arc, parts.sib, 0.7)
+    factors = parser.graph.scores(parser.encoder.encode(doc, [(0, 5)])[0])
+    assert factors.order == 3
+    expected, _ = second_order_marginals(factors.arc, factors.sib, 0.7)
     for c, token in enumerate(doc, 1):
         h = 0 if token.head.i == token.i else token.head.i + 1
         assert token._.head_prob == pytest.approx(expected[h, c])

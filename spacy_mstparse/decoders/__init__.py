@@ -29,6 +29,11 @@ head arrays. Cython code can call ``eisner_decode`` / ``chu_liu_edmonds_decode``
 ``nonprojective_marginals_c`` / ``second_order_marginals_c`` directly (nogil),
 see the .pxd files.
 
+The graph parser decodes through one entry, ``dispatch`` (``decode_c`` in C,
+``decode`` in Python): a ``Factors`` container (arc, sibling, grandparent
+scores) and a decoder name in, k best trees out; it says which (decoder,
+order) it serves (``serves``) and scores trees (``Factors.tree_score``).
+
 Constraints go through the scores: -inf forbids an arc (a fixed head is every
 other head of the word forbidden). Every decoder returns a tree avoiding the
 forbidden arcs whenever its search space holds one, and raises

@@ -39,7 +39,6 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from .eisner_second_order import second_order_tree_score
 from .trees import NoTreeError
 
 
@@ -345,16 +344,8 @@ def eisner_grandparent(arc, sib=None, grand=None):
 
 def grandparent_tree_score(arc, sib, grand, heads):
     """Score of a tree under arc, sibling and stop (``sib``, may be None) and
-    grandparent (may be None) scores, as the decoder counts it (float64)."""
-    heads = np.asarray(heads)
-    N = len(heads)
-    total = second_order_tree_score(np.asarray(arc, dtype=np.float64),
-                                    None if sib is None else np.asarray(sib, dtype=np.float64),
-                                    heads)
-    if grand is not None:
-        grand = np.asarray(grand, dtype=np.float64)
-        for c in range(1, N):
-            h = heads[c]
-            if h > 0:
-                total += grand[heads[h], h, c]
-    return float(total)
+    grandparent (may be None) scores, as the decoder counts it (float64):
+    ``Factors.tree_score``."""
+    from .dispatch import Factors   # dispatch cimports this module
+
+    return Factors(arc, sib, grand).tree_score(heads)

@@ -339,22 +339,7 @@ def eisner_second_order(scores, sib=None):
 def second_order_tree_score(scores, sib, heads):
     """Score of a tree: its arcs plus, for every head and side, the sibling
     factors of its dependents from the head outwards and (words only) the
-    stop factor of the outermost one (the decoder's model)."""
-    arc = np.asarray(scores)
-    n = len(heads) - 1
-    total = float(sum(arc[heads[c], c] for c in range(1, n + 1)))
-    if sib is None:
-        return total
-    sib = np.asarray(sib)
-    for h in range(n + 1):
-        right = [c for c in range(h + 1, n + 1) if heads[c] == h]
-        left = [c for c in range(h - 1, 0, -1) if heads[c] == h]
-        for side, none in ((right, h), (left, 0)):
-            prev = h
-            for c in side:
-                total += float(sib[h, prev, c])
-                prev = c
-            if h > 0:
-                # stop: sib[h, last, h], or sib[h, h, h] / sib[h, 0, h] if none
-                total += float(sib[h, prev if side else none, h])
-    return total
+    stop factor of the outermost one (the decoder's model): ``Factors.tree_score``."""
+    from .dispatch import Factors   # dispatch cimports this module
+
+    return Factors(scores, sib).tree_score(heads)

@@ -85,8 +85,14 @@ def prune_heads(scores, int k):
     return mask.astype(bool)
 
 
-def apply_pruning(scores, mask):
-    """A copy of ``scores`` with -inf on every arc the mask drops."""
-    out = numpy.array(scores, dtype=numpy.float32, copy=True)
-    out[~numpy.asarray(mask, dtype=bool)] = -INFINITY
-    return out
+def prune(scores, int k):
+    """``scores`` (a C-contiguous float32 (n+1) x (n+1) matrix) with -inf on
+    every arc ``prune_heads(scores, k)`` drops, in place; returns it."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    cdef float[:, ::1] sv = scores
+    if sv.shape[0] != sv.shape[1] or sv.shape[0] < 1:
+        raise ValueError(f"scores must be a square (n+1) x (n+1) matrix, got {scores.shape}")
+    if prune_arcs(&sv[0, 0], <int>sv.shape[0] - 1, k) != 0:
+        raise MemoryError()
+    return scores

@@ -30,12 +30,15 @@ whenever one exists, and ``NoTreeError`` is raised otherwise. -inf sibling
 here, if the result still has a -inf sibling pair or stop factor (only
 possible from the fallback start), ``NoTreeError`` is raised.
 """
-from libc.stdlib cimport free, malloc
+from libc.math cimport INFINITY
 
 import numpy as np
 
-from .chu_liu_edmonds import chu_liu_edmonds
-from .eisner_second_order import _checked_scores, eisner_second_order, second_order_tree_score
+from .chu_liu_edmonds cimport chu_liu_edmonds_decode
+from .eisner_second_order cimport eisner_second_order_decode
+from .factors cimport CFactors, tree_score_c
+
+from .eisner_second_order import _checked_scores
 from .trees import NoTreeError
 
 DEF GAIN_EPS = 1e-6
@@ -166,24 +169,54 @@ def improve_tree(scores, sib, heads, max_moves=None):
     return out
 
 
+cdef int approximate_nonprojective_c(const float* arc, const float* sib, int n,
+                                     int* heads) noexcept nogil:
+    cdef int N = n + 1, r
+    cdef double ignored
+    cdef CFactors f
+    r = eisner_second_order_decode(arc, sib, n, 1, heads, &ignored) if n > 0 else 1
+    if n == 0:
+        heads[0] = -1
+    if r < 0:
+        return -1
+    if r == 1:
+        improve_tree_c(arc, sib, n, heads, N * N)
+        return 1
+    # no allowed projective tree: climb from the best allowed first-order one
+    r = chu_liu_edmonds_decode(arc, n, heads, True)
+    if r != 0:
+        return -1 if r < 0 else 0
+    improve_tree_c(arc, sib, n, heads, N * N)
+    f.arc, f.sib, f.grand, f.n = arc, sib, NULL, n
+    if sib != NULL and tree_score_c(&f, heads) == -INFINITY:
+        return 0   # the climb kept a forbidden sibling pair or stop factor
+    return 1
+
+
 def approximate_nonprojective(scores, sib=None):
     """Second-order non-projective tree: the best projective tree improved by
     single arc moves while the score rises (McDonald & Pereira 2006).
 
     -inf arc scores forbid arcs: returns a single-root tree avoiding them
     whenever one exists (projective or not), else raises ``NoTreeError``."""
-    try:
-        start = eisner_second_order(scores, sib)
-    except NoTreeError:
-        # No allowed projective tree: start from the best allowed
-        # non-projective one under the arc scores (raises if there is none).
-        start = chu_liu_edmonds(_checked_scores(scores, sib)[0])
-        heads = improve_tree(scores, sib, start)
-        if sib is not None and second_order_tree_score(scores, sib, heads) == -np.inf:
-            raise NoTreeError(
-                "approximate_nonprojective: no tree found that satisfies the constraints: "
-                "every projective tree uses a forbidden arc or sibling pair, and the "
-                "non-projective search kept a forbidden (-inf) sibling pair"
-            ) from None
-        return heads
-    return improve_tree(scores, sib, start)
+    arc, sib_arr = _checked_scores(scores, sib)
+    cdef const float[:, ::1] a = arc
+    cdef const float[:, :, ::1] sv
+    cdef const float* sp = NULL
+    if sib_arr is not None:
+        sv = sib_arr
+        sp = &sv[0, 0, 0]
+    heads = np.full(a.shape[0], -1, dtype=np.int32)
+    cdef int[::1] hv = heads
+    cdef int r
+    with nogil:
+        r = approximate_nonprojective_c(&a[0, 0], sp, <int>a.shape[0] - 1, &hv[0])
+    if r < 0:
+        raise MemoryError(f"approximate_nonprojective: could not allocate work memory")
+    if r == 0:
+        raise NoTreeError(
+            "approximate_nonprojective: no tree satisfies the constraints: every single-root "
+            "tree uses a forbidden arc, or the non-projective search kept a forbidden (-inf) "
+            "sibling pair"
+        )
+    return heads

@@ -4,9 +4,9 @@ The plain prediction of ``GraphModel`` (1-best tree, no constraints, no
 probabilities) for many sentences at once: for each sentence, arc scores
 (McDonald et al. 2005; with ``order = 2`` also sibling scores, McDonald &
 Pereira 2006; ``order = 3`` siblings and grandparents, Koo & Collins 2010),
-the decoder (Eisner 1996 / its second- or third-order chart;
-Chu-Liu-Edmonds, or the second-order hill-climb), and the second-stage
-labeler (McDonald et al. 2006) run in one C function. No Python object is
+the decoder (``decoders.dispatch.decode_c``: Eisner 1996 / its second- or
+third-order chart; Chu-Liu-Edmonds, or the second-order hill-climb), and the
+second-stage labeler (McDonald et al. 2006) run in one C function. No Python object is
 created per sentence besides the two result arrays, and the sentences of a
 batch are spread over ``n_threads`` OpenMP threads (``prange``) that share
 the read-only weights; each sentence is parsed by exactly the code one
@@ -20,26 +20,19 @@ before the sibling and grandparent scores.
 
 The results equal ``GraphModel.parse`` sentence by sentence (the same C
 functions on the same scores); ``tests/test_batch_parse.py`` checks it.
+``score_factors`` and ``check_sentences`` are shared with the parallel
+training stage (``training_batch``).
 """
 from cpython.ref cimport PyObject
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.stdlib cimport calloc, free, malloc
 
 import numpy
 
-from ..decoders.chu_liu_edmonds cimport chu_liu_edmonds_decode
-from ..decoders.eisner cimport eisner_decode
-from ..decoders.eisner_grandparent cimport eisner_grandparent_decode
-from ..decoders.eisner_second_order cimport eisner_second_order_decode
+from ..decoders.dispatch cimport decode_c, serves_c
 from ..decoders.pruning cimport prune_arcs
-from ..decoders.second_order_nonprojective cimport improve_tree_c
-from ..features.first_order cimport FirstOrderFeatures
-from ..features.grandparent cimport GrandparentFeatures
-from ..features.second_order cimport SiblingFeatures
-from ..features.sentence cimport Sentence
-from ..features.weights cimport Weights, weights_view
+from ..features.weights cimport weights_view
 from ..labeler.arc_labeler cimport ArcLabeler
 
 cdef enum Status:
@@ -48,83 +41,94 @@ cdef enum Status:
     NO_TREE = 1
 
 
-cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling,
-                   GrandparentFeatures grand, Sentence s,
-                   const Weights* w, bint projective, ArcLabeler labeler,
-                   const float* label_w, int root_label, int keep, int* heads,
-                   int32_t* labels) noexcept nogil:
-    """Heads and label ids of one sentence into ``heads`` / ``labels``."""
-    cdef int n = s.n, N = s.n + 1, k, rc = PARSED, c
+cdef int score_factors(FirstOrderFeatures first, SiblingFeatures sibling,
+                       GrandparentFeatures grand, Sentence s, const Weights* w, float scale,
+                       int keep, CFactors* out) noexcept nogil:
+    cdef int n = s.n, N = s.n + 1, rc = 0
     cdef size_t NN = <size_t>N * N
     cdef float* arc = <float*>malloc(NN * sizeof(float))
     cdef float* sib = NULL
     cdef float* gp = NULL
-    cdef double tree_score
-    if arc is NULL:
-        return NO_MEMORY
+    out.n = n
+    out.arc = out.sib = out.grand = NULL
     if sibling is not None:
-        sib = <float*>malloc(NN * N * sizeof(float))
-        if grand is not None:
-            gp = <float*>malloc(NN * N * sizeof(float))
-        if sib is NULL or (grand is not None and gp is NULL):
-            free(arc); free(sib); free(gp)
-            return NO_MEMORY
-        memset(sib, 0, NN * N * sizeof(float))
-        if gp is not NULL:
-            memset(gp, 0, NN * N * sizeof(float))
-    if first.score_into(s, w, 1.0, arc, 0 if sib is not NULL else keep) != 0:
-        rc = NO_MEMORY
+        sib = <float*>calloc(NN * N, sizeof(float))
+    if grand is not None:
+        gp = <float*>calloc(NN * N, sizeof(float))
+    if arc is NULL or (sibling is not None and sib is NULL) or (grand is not None and gp is NULL):
+        rc = -1
+    elif first.score_into(s, w, scale, arc, 0 if sib is not NULL else keep) != 0:
+        rc = -1
     elif sib is not NULL and keep > 0 and prune_arcs(arc, n, keep) != 0:
-        rc = NO_MEMORY
-    elif sib is not NULL and sibling.score_into(s, w, 1.0, sib, arc) != 0:
-        rc = NO_MEMORY
-    elif gp is not NULL and grand.score_into(s, w, 1.0, gp, arc) != 0:
-        rc = NO_MEMORY
-    elif n == 0:
-        heads[0] = -1
-    elif sib is NULL:
-        rc = eisner_decode(arc, n, heads, True) if projective else \
-            chu_liu_edmonds_decode(arc, n, heads, True)
-    elif gp is not NULL:
-        k = eisner_grandparent_decode(arc, sib, gp, n, heads, &tree_score)
-        rc = NO_MEMORY if k < 0 else (NO_TREE if k == 0 else PARSED)
-    else:
-        k = eisner_second_order_decode(arc, sib, n, 1, heads, &tree_score)
-        if k < 0:
-            rc = NO_MEMORY
-        elif k == 0:
-            rc = NO_TREE
-        elif not projective:
-            improve_tree_c(arc, sib, n, heads, N * N)
-    free(arc)
-    free(sib)
-    free(gp)
-    if rc != PARSED:
+        rc = -1
+    elif sib is not NULL and sibling.score_into(s, w, scale, sib, arc) != 0:
+        rc = -1
+    elif gp is not NULL and grand.score_into(s, w, scale, gp, arc) != 0:
+        rc = -1
+    if rc != 0:
+        free(arc); free(sib); free(gp)
         return rc
+    out.arc, out.sib, out.grand = arc, sib, gp
+    return 0
+
+
+cdef void free_factors(CFactors* f) noexcept nogil:
+    free(<void*>f.arc)
+    free(<void*>f.sib)
+    free(<void*>f.grand)
+    f.arc = f.sib = f.grand = NULL
+
+
+cdef int check_sentences(list sentences, FirstOrderFeatures first) except -1:
+    for sentence in sentences:
+        if not isinstance(sentence, Sentence):
+            raise TypeError(f"expected Sentence objects, got {type(sentence).__name__}")
+        if (<Sentence>sentence).n_tagsets != first.n_tagsets:
+            raise ValueError(f"sentence has {(<Sentence>sentence).n_tagsets} tag rows, "
+                             f"features expect {first.n_tagsets}")
+    return 0
+
+
+cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling,
+                   GrandparentFeatures grand, Sentence s,
+                   const Weights* w, int decoder, ArcLabeler labeler,
+                   const float* label_w, int root_label, int keep, int* heads,
+                   int32_t* labels) noexcept nogil:
+    """Heads and label ids of one sentence into ``heads`` / ``labels``."""
+    cdef int c, m
+    cdef CFactors f
+    if score_factors(first, sibling, grand, s, w, 1.0, keep, &f) != 0:
+        return NO_MEMORY
+    m = decode_c(&f, decoder, 1, heads, NULL)
+    free_factors(&f)
+    if m <= 0:
+        return NO_TREE if m == 0 else NO_MEMORY
     if labeler is None:
-        for c in range(N):
+        for c in range(s.n + 1):
             labels[c] = -1
         return PARSED
     return labeler.predict_into(s, <const int32_t*>heads, label_w, root_label, labels)
 
 
 def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures sibling,
-                    bint projective, arc_weights, ArcLabeler labeler, label_weights,
-                    int root_label=-1, int n_threads=1, int keep=0,
-                    GrandparentFeatures grand=None):
+                    GrandparentFeatures grand, int decoder, arc_weights, ArcLabeler labeler,
+                    label_weights, int root_label=-1, int n_threads=1, int keep=0):
     """``[(heads, label ids)]`` (int32 arrays, entry 0 = -1) of every sentence.
 
     first / sibling / grand: the feature extractors (``sibling`` None for
-    order 1, ``grand`` None below order 3; with ``grand``, projective only);
-    projective: Eisner (True) or Chu-Liu-Edmonds / the hill-climb (False);
+    order 1, ``grand`` None below order 3, with ``sibling``); decoder: a
+    ``decoders.dispatch`` code (``DECODERS[name].code``) serving that order;
     arc_weights: float32 vector or ``QuantizedWeights``; labeler (or None)
     and its float32 ``label_weights``; n_threads: OpenMP threads (>= 1);
     keep: arc pruning, the ``keep`` best heads per word (0 = none).
     """
     if n_threads < 1 or keep < 0:
         raise ValueError(f"n_threads must be >= 1 and keep >= 0, got {n_threads}, {keep}")
-    if grand is not None and (sibling is None or not projective):
-        raise ValueError("grandparent factors need sibling features and a projective decoder")
+    if grand is not None and sibling is None:
+        raise ValueError("grandparent factors need sibling features")
+    cdef int order = 1 + (sibling is not None) + (grand is not None)
+    if not serves_c(decoder, order):
+        raise ValueError(f"decoder {decoder} does not decode order {order}")
     cdef Weights w
     weights_view(arc_weights, first.n_buckets, &w)
     cdef const float[::1] lw
@@ -135,12 +139,7 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
             raise ValueError("label weights do not match the labeler's table size")
         label_ptr = &lw[0]
     cdef int m = len(sentences), i
-    for sentence in sentences:
-        if not isinstance(sentence, Sentence):
-            raise TypeError(f"expected Sentence objects, got {type(sentence).__name__}")
-        if (<Sentence>sentence).n_tagsets != first.n_tagsets:
-            raise ValueError(f"sentence has {(<Sentence>sentence).n_tagsets} tag rows, "
-                             f"features expect {first.n_tagsets}")
+    check_sentences(sentences, first)
     results = [(numpy.empty(s.n + 1, dtype="int32"), numpy.empty(s.n + 1, dtype="int32"))
                for s in sentences]
     cdef PyObject** sent = <PyObject**>malloc(max(1, m) * sizeof(PyObject*))
@@ -159,7 +158,7 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
         heads[i] = &hv[0]
         labels[i] = &lv[0]
     for i in prange(m, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
-        status[i] = parse_one(first, sibling, grand, <Sentence>sent[i], &w, projective, labeler,
+        status[i] = parse_one(first, sibling, grand, <Sentence>sent[i], &w, decoder, labeler,
                               label_ptr, root_label, keep, heads[i], labels[i])
     worst = PARSED
     for i in range(m):

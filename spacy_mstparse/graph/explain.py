@@ -220,7 +220,7 @@ def explain_arc(model, sentence, view: WordView, c: int,
     parse = analyse(model, sentence, constraints=constraints)
     best = parse.trees[0]
     h = int(best.heads[c])
-    arc, sib = model.scores(sentence)
+    arc = model.scores(sentence).arc
     out: Dict[str, object] = {
         "word": c, "tree_score": best.score,
         "head": {"position": h, "arc_score": float(arc[h, c]),

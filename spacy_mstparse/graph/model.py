@@ -5,10 +5,10 @@ Table 1; adjacent siblings for ``order = 2``, McDonald & Pereira 2006;
 siblings and grandparents for ``order = 3``, Carreras 2007 / Koo & Collins
 2010, decoded over arcs pruned to the ``GRAND_KEEP_HEADS`` best heads of
 every word, in training too: the exact chart is O(n^4) unpruned), the
-decoder name (``decoding.DECODERS``), the second-stage arc labeler
+decoder name (``decoders.dispatch.DECODERS``), the second-stage arc labeler
 (McDonald et al. 2006) with its label inventory, and the prediction weights
 (float32 arc and label vectors). It scores an encoded ``Sentence``, decodes
-(1-best or k-best, projective or not, first or second order), labels the
+(1-best or k-best, projective or not, first to third order), labels the
 tree, parses batches (in C over ``n_threads`` threads, ``batch.pyx``), and
 converts itself to and from plain arrays and a JSON-able settings dict.
 Training state (weight tables, learner) lives in ``training.GraphTrainer``.
@@ -18,21 +18,22 @@ into a 256-value codebook (``features.weights``), derived from the float
 weights when they are installed: a 4x smaller table, so fewer cache misses
 in arc scoring. Saved models keep the float weights.
 
-Data path: Sentence -> ``scores`` (arc matrix, optional sibling array) ->
-``decode`` (heads) -> ``label`` (label ids).
+Data path: Sentence -> ``scores`` (``Factors``: arc matrix, sibling and
+grandparent arrays by order) -> ``decode`` (heads, ``decoders.dispatch``) ->
+``label`` (label ids).
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 
-from ..decoders.pruning import apply_pruning, prune_heads
+from ..decoders.dispatch import DECODERS, Factors, decode, serves
+from ..decoders.pruning import prune
 from ..features.config import FeatureConfig
 from ..features.grandparent import GrandparentFeatures
 from ..features.second_order import SiblingFeatures
 from ..features.weights import quantize
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
 from .batch import parse_sentences
-from .decoding import DECODERS, GrandScores, decode
 
 
 class GraphModel:
@@ -148,7 +149,7 @@ class GraphModel:
                              f"got {decoder!r}")
         if order not in (1, 2, 3):
             raise ValueError(f"order must be 1, 2 or 3, got {order!r}")
-        if order == 3 and decoder in DECODERS and DECODERS[decoder].third_order is None:
+        if decoder in DECODERS and not serves(decoder, order):
             raise ValueError(f"order 3 (grandparents) is decoded projectively only: "
                              f"set decoder = \"eisner\", not {decoder!r}")
         if sibling_stops and order < 2:
@@ -156,30 +157,34 @@ class GraphModel:
                              "it needs order = 2 or 3 (set it to false for order = 1)")
 
     # -- scoring, decoding, labelling -------------------------------------------
-    def scores(self, sentence, weights: Optional[numpy.ndarray] = None, scale: float = 1.0):
-        """Arc score matrix and, for order 2, the sibling score array (order 3:
-        ``GrandScores``, sibling and grandparent arrays) of one sentence under
-        ``weights`` (default: the prediction weights, ``prediction_arc_weights``,
-        pruned to ``keep_heads`` heads per word; order 3 always prunes, to
-        ``keep_heads`` or ``GRAND_KEEP_HEADS``)."""
-        keep = self.keep_heads if weights is None else 0
-        w = self.prediction_arc_weights if weights is None else weights
-        if self.order == 1:
-            return self.first_order.score(sentence, w, scale, keep), None
-        arc = self.first_order.score(sentence, w, scale)
-        if self.order == 3:
-            keep = keep or self.GRAND_KEEP_HEADS
-        if keep:  # prune on the full arc scores
-            arc = apply_pruning(arc, prune_heads(arc, keep))
-        sib = self.sibling.score(sentence, w, scale, arc if keep else None)
-        if self.order == 3:
-            return arc, GrandScores(sib, self.grandparent.score(sentence, w, scale, arc))
-        return arc, sib
+    def pruning(self, prediction: bool) -> int:
+        """Heads kept per word (0: no pruning): ``keep_heads`` in prediction;
+        with grandparent factors at least ``GRAND_KEEP_HEADS``, in training too."""
+        keep = self.keep_heads if prediction else 0
+        return keep or (self.GRAND_KEEP_HEADS if self.grandparent is not None else 0)
 
-    def decode(self, arc, sib=None, k: int = 1) -> List[numpy.ndarray]:
-        """The best tree (or up to k best, best first, where exact k-best
-        decoding exists for this decoder)."""
-        return decode(self.decoder, arc, sib, k)
+    def scores(self, sentence, weights: Optional[numpy.ndarray] = None,
+               scale: float = 1.0) -> Factors:
+        """The ``Factors`` of one sentence (arc scores; sibling scores from
+        order 2; grandparent scores at order 3) under ``weights`` (default:
+        the prediction weights, ``prediction_arc_weights``), arcs pruned to
+        ``pruning(weights is None)`` heads per word: at order 1 by the
+        first-pass scores, above by the full arc scores."""
+        keep = self.pruning(weights is None)
+        w = self.prediction_arc_weights if weights is None else weights
+        if self.sibling is None:
+            return Factors(self.first_order.score(sentence, w, scale, keep))
+        arc = self.first_order.score(sentence, w, scale)
+        if keep:
+            prune(arc, keep)
+        sib = self.sibling.score(sentence, w, scale, arc if keep else None)
+        grand = (self.grandparent.score(sentence, w, scale, arc)
+                 if self.grandparent is not None else None)
+        return Factors(arc, sib, grand)
+
+    def decode(self, factors: Factors, k: int = 1) -> List[numpy.ndarray]:
+        """The best tree (or up to k best, best first: ``decoders.dispatch``)."""
+        return decode(self.decoder, factors, k)
 
     def label(self, sentence, heads, weights: Optional[numpy.ndarray] = None,
               scale: float = 1.0) -> numpy.ndarray:
@@ -213,15 +218,15 @@ class GraphModel:
         """Feature ids (uint64, with repeats) of a tree: arcs, siblings for
         order 2, siblings and grandparents for order 3."""
         ids = self.first_order.tree_features(sentence, heads)
-        if self.order >= 2:
+        if self.sibling is not None:
             ids = numpy.concatenate([ids, self.sibling.tree_features(sentence, heads)])
-        if self.order == 3:
+        if self.grandparent is not None:
             ids = numpy.concatenate([ids, self.grandparent.tree_features(sentence, heads)])
         return ids
 
     def parse(self, sentence) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(heads, label ids) of one sentence with the prediction weights."""
-        heads = self.decode(*self.scores(sentence))[0]
+        heads = self.decode(self.scores(sentence))[0]
         return heads, self.label(sentence, heads)
 
     def parse_batch(self, sentences, n_threads: int = 1) -> List[Tuple[numpy.ndarray, numpy.ndarray]]:
@@ -229,11 +234,10 @@ class GraphModel:
         spread over ``n_threads`` threads (same results for any number)."""
         if not self.has_weights:
             raise ValueError("the model has no weights: train it or load saved weights")
-        keep = self.keep_heads or (self.GRAND_KEEP_HEADS if self.order == 3 else 0)
-        return parse_sentences(list(sentences), self.first_order, self.sibling,
-                               DECODERS[self.decoder].projective, self.prediction_arc_weights,
+        return parse_sentences(list(sentences), self.first_order, self.sibling, self.grandparent,
+                               DECODERS[self.decoder].code, self.prediction_arc_weights,
                                self.labeler, self.label_weights, self.root_label_id,
-                               n_threads, keep, self.grandparent)
+                               n_threads, self.pruning(True))
 
     # -- plain data ----------------------------------------------------------------
     def settings(self) -> Dict[str, object]:

@@ -39,14 +39,9 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, 
 
 import numpy
 
-from ..decoders import (
-    nonprojective_marginals,
-    projective_marginals,
-    second_order_marginals,
-    second_order_tree_score,
-)
+from ..decoders import nonprojective_marginals, projective_marginals, second_order_marginals
+from ..decoders.dispatch import DECODERS, Factors, decode
 from .constraints import Constraints
-from .decoding import DECODERS, GrandScores, decode, tree_score
 
 MAX_DOUBLINGS = 6
 # Floor of a gold head's probability in the log-likelihood (a gold arc the
@@ -119,11 +114,7 @@ def scaled_scores(arc: numpy.ndarray, sib: Optional[numpy.ndarray],
     temperature[c], then T = 1. p(tree) proportional to exp(sum over the
     tree's factors of score / T of the factor's dependent) is then
     exp(score'(tree)); a stop factor of word h (``sib[h, last, h]``) is
-    divided by temperature[h]. A single temperature is returned unchanged. Order 3's
-    ``GrandScores`` give their sibling scores (the distribution leaves the
-    grandparent factors out)."""
-    if isinstance(sib, GrandScores):
-        sib = sib.sib
+    divided by temperature[h]. A single temperature is returned unchanged."""
     if numpy.ndim(temperature) == 0:
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature!r}")
@@ -186,11 +177,10 @@ def label_probabilities(label_scores: numpy.ndarray, labels: numpy.ndarray,
 
 
 # -- decoding with options -----------------------------------------------------------------
-def k_best_trees(decoder: str, arc: numpy.ndarray, sib: Optional[numpy.ndarray],
-                 k: int) -> List[numpy.ndarray]:
-    """Up to ``k`` distinct trees, best first: the decoder's exact k-best
-    list where it has one (``decoding.DECODERS``), else its one best tree."""
-    trees = decode(decoder, arc, sib, k)
+def k_best_trees(decoder: str, factors: Factors, k: int) -> List[numpy.ndarray]:
+    """Up to ``k`` distinct trees, best first: the decoder's k-best list
+    (``decoders.dispatch``)."""
+    trees = decode(decoder, factors, k)
     distinct, seen = [], set()
     for heads in trees:
         key = bytes(numpy.asarray(heads, dtype="int32"))
@@ -200,15 +190,15 @@ def k_best_trees(decoder: str, arc: numpy.ndarray, sib: Optional[numpy.ndarray],
     return distinct
 
 
-def best_trees(decoder: str, arc: numpy.ndarray, sib: Optional[numpy.ndarray] = None,
-               k: int = 1, constraints: Optional[Constraints] = None) -> List[numpy.ndarray]:
+def best_trees(decoder: str, factors: Factors, k: int = 1,
+               constraints: Optional[Constraints] = None) -> List[numpy.ndarray]:
     """The best tree (up to ``k`` distinct trees, best first, see
-    ``k_best_trees``) among those satisfying ``constraints``. Raises
-    ValueError, naming the words, when no tree satisfies them."""
+    ``k_best_trees``) of ``factors`` among those satisfying ``constraints``.
+    Raises ValueError, naming the words, when no tree satisfies them."""
     if not constraints:
-        return k_best_trees(decoder, arc, sib, k)
-    return constraints.decode(lambda masked: k_best_trees(decoder, masked, sib, k), arc,
-                              DECODERS[decoder].projective)
+        return k_best_trees(decoder, factors, k)
+    return constraints.decode(lambda masked: k_best_trees(decoder, factors.with_arc(masked), k),
+                              factors.arc, DECODERS[decoder].projective)
 
 
 def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
@@ -220,25 +210,27 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
     (``temperature``: one, or one per word, see ``scaled_scores``)."""
     if n_best < 1:
         raise ValueError(f"n_best must be >= 1, got {n_best!r}")
-    arc, sib = model.scores(sentence)
+    factors = model.scores(sentence)
+    arc = factors.arc
     projective = DECODERS[model.decoder].projective
-    candidates = best_trees(model.decoder, arc, sib, n_best, constraints)
+    candidates = best_trees(model.decoder, factors, n_best, constraints)
     marg = None
     if probabilities:
-        arc_t, sib_t, temperature = scaled_scores(arc, sib, temperature)
+        # the distribution of the arc and sibling factors (grandparents left out)
+        arc_t, sib_t, temperature = scaled_scores(arc, factors.sib, temperature)
         marg = arc_marginals(constraints.masked(arc_t) if constraints else arc_t,
                              temperature, projective, sib_t)
     trees = []
     words = numpy.arange(1, arc.shape[0])
     for heads in candidates:
         arc_score = float(arc[heads[1:], words].astype("float64").sum())
-        score = tree_score(arc, sib, heads) if sib is not None else arc_score
+        score = factors.tree_score(heads)
         prob = None
         if marg is not None:
             if arc_t is arc and marg.method != "second-order":   # one temperature
                 modelled = arc_score
             elif marg.method == "second-order":
-                modelled = second_order_tree_score(arc_t, sib_t, heads)
+                modelled = Factors(arc_t, sib_t).tree_score(heads)
             else:
                 modelled = float(arc_t[heads[1:], words].astype("float64").sum())
             prob = float(math.exp(min(0.0, modelled / marg.temperature - marg.log_z)))

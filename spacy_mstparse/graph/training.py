@@ -39,9 +39,8 @@ with delayed updates (Zhao & Huang 2013; Sun & Ma 2017): a sentence is
 decoded with weights up to ``parallel_batch - 1`` updates old, so the
 result differs from serial training (BENCHMARKS.md measures how much). The
 block's constraints equal the serial ones under the same frozen weights.
-Partially annotated sentences and the decoders without a C k-best path
-(second-order Chu-Liu-Edmonds, order 3) are decoded in the calling thread, also
-with the block-start weights. ``n_threads = 1`` is the serial loop.
+Partially annotated sentences are decoded in the calling thread, also with
+the block-start weights. ``n_threads = 1`` is the serial loop.
 
 The component, the benchmarks and ``train_one_slack`` all train through
 this class.
@@ -53,10 +52,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy
 
 from ..learners import Learner, WeightTable, sparse_difference
+from ..decoders.dispatch import DECODERS, Factors, add_hamming_loss, decode, serves
 from .constraints import Constraints
-from .decoding import DECODERS, GrandScores, decode
 from .model import GraphModel
-from .training_batch import MAX_K, decode_for_training
+from .training_batch import decode_for_training
 
 # Sentences decoded in parallel with the same weights before their updates
 # (n_threads > 1). On full EWT the delay costs no accuracy beyond the
@@ -146,17 +145,12 @@ class GraphTrainer:
         threads. With ``notes``, a third item: the trees ``note_tree`` must
         see, in the serial loop's order (the learner is not called here)."""
         model = self.model
-        # the C stage: first order, or second order with Eisner (order 3's
-        # grandparent factors and second-order CLE decode in this thread)
-        fast = (model.order == 1 or (model.order == 2 and DECODERS[model.decoder].projective)
-                ) and k <= MAX_K
-        parallel = [i for i, (s, h) in enumerate(items)
-                    if fast and s.n >= 1 and (h[1:] >= 0).all()]
+        # the C stage: every fully annotated sentence
+        parallel = [i for i, (s, h) in enumerate(items) if s.n >= 1 and (h[1:] >= 0).all()]
         out: List[Optional[tuple]] = [None] * len(items)
         if parallel:
             results = decode_for_training(
-                [items[i][0] for i in parallel], [items[i][1] for i in parallel],
-                model.first_order, model.sibling, DECODERS[model.decoder].projective,
+                [items[i][0] for i in parallel], [items[i][1] for i in parallel], model,
                 self.arc_table.values, self.arc_table.scale, k, self.learner.loss_augmented,
                 self.n_threads)
             for i, (trees, n_wrong, diffs) in zip(parallel, results):
@@ -169,7 +163,7 @@ class GraphTrainer:
                     if not tree_notes:
                         tree_notes.append(heads)
                     tree_notes.append(tree)
-                    if diffs is None:  # second order: the features in this thread
+                    if diffs is None:  # from order 2: the features in this thread
                         diff = sparse_difference(model.tree_features(sentence, heads),
                                                  model.tree_features(sentence, tree))
                     else:
@@ -177,7 +171,7 @@ class GraphTrainer:
                     constraints.append((*diff, n_wrong[t]))
                 out[i] = (constraints, heads, tree_notes)
         for i, (sentence, heads) in enumerate(items):
-            if out[i] is None:  # partial annotation, second-order CLE, order 3: here
+            if out[i] is None:  # partial annotation: here
                 noted = []
                 constraints, target = self._constraints(sentence, heads, k, noted.append)
                 out[i] = (constraints, target, noted)
@@ -228,19 +222,19 @@ class GraphTrainer:
         when every head is known, the completion otherwise, None when no
         tree holds the known arcs). ``note``: called with each tree instead
         of ``learner.note_tree`` (the parallel loop replays them later)."""
-        arc, sib = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
+        factors = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
         known = heads[1:] >= 0
         partial = not known.all()
         target = heads
         if partial:
-            target = self._completion(arc, sib, heads)
+            target = self._completion(factors, heads)
             if target is None:
                 return [(*_NO_UPDATE, 0)], None
         if self.learner.loss_augmented:
-            add_hamming_loss(arc, heads)
+            add_hamming_loss(factors.arc, heads)
         gold_ids = None
         out = []
-        for predicted in self.model.decode(arc, sib, k):
+        for predicted in self.model.decode(factors, k):
             wrong = predicted[1:] != heads[1:]
             n_wrong = int(numpy.count_nonzero(wrong & known if partial else wrong))
             if n_wrong:
@@ -256,11 +250,12 @@ class GraphTrainer:
     def completion(self, sentence, heads: numpy.ndarray) -> Optional[numpy.ndarray]:
         """The best tree under the current weights that keeps every known
         arc of ``heads`` (-1: unknown head); None if no tree holds them."""
-        arc, sib = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
-        return self._completion(arc, sib, heads)
+        factors = self.model.scores(sentence, self.arc_table.values, self.arc_table.scale)
+        return self._completion(factors, heads)
 
-    def _completion(self, arc, sib, heads):
+    def _completion(self, factors, heads):
         n = len(heads) - 1
+        arc = factors.arc
         constraints = Constraints(n, {c: int(heads[c]) for c in range(1, n + 1) if heads[c] >= 0})
         known = numpy.flatnonzero(heads[1:] >= 0) + 1
         if numpy.isneginf(arc[heads[known], known]).any():
@@ -272,10 +267,9 @@ class GraphTrainer:
         # known arcs that cross: completed non-projectively, as a fully
         # annotated non-projective gold tree is used as it is
         for name in dict.fromkeys((self.model.decoder, "chu_liu_edmonds")):
-            # order 3 completed non-projectively: its sibling model
-            parts = (sib.sib if isinstance(sib, GrandScores) and DECODERS[name].third_order is None
-                     else sib)
-            best = lambda masked: decode(name, masked, parts)[0]  # noqa: E731
+            # a decoder without the model's order completes with the factors it has
+            parts = factors if serves(name, factors.order) else Factors(factors.arc, factors.sib)
+            best = lambda masked: decode(name, parts.with_arc(masked))[0]  # noqa: E731
             try:
                 tree = constraints.decode(best, arc, DECODERS[name].projective)
             except ValueError:  # NoTreeError, crossing or impossible known arcs
@@ -354,25 +348,11 @@ class GraphTrainer:
                             int(state["n_ticks"][name]))
 
 
-def add_hamming_loss(arc: numpy.ndarray, heads: numpy.ndarray) -> None:
-    """scores + 1 on every arc that is not in the gold tree (in place); a
-    word whose gold head is unknown (-1) adds no loss."""
-    n = len(heads) - 1
-    words = numpy.arange(1, n + 1)
-    if (heads[1:] >= 0).all():
-        arc += 1.0
-        arc[heads[1:], words] -= 1.0
-        return
-    known = words[heads[1:] >= 0]
-    arc[:, known] += 1.0
-    arc[heads[known], known] -= 1.0
-
-
 def loss_augmented_difference(model: GraphModel, sentence, heads, weights, scale: float = 1.0):
     """(idx, val, n_wrong) of the most violated tree under ``weights``."""
-    arc, sib = model.scores(sentence, weights, scale)
-    add_hamming_loss(arc, heads)
-    predicted = model.decode(arc, sib)[0]
+    factors = model.scores(sentence, weights, scale)
+    add_hamming_loss(factors.arc, heads)
+    predicted = model.decode(factors)[0]
     n_wrong = int(numpy.count_nonzero(predicted[1:] != heads[1:]))
     if n_wrong == 0:
         return (*_NO_UPDATE, 0)

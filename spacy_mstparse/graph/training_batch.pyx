@@ -1,12 +1,12 @@
 """The decoding half of training, for a mini-batch of sentences, in C over threads.
 
 For each fully annotated sentence of a batch, with one frozen weight vector
-(the batch start's): arc scores (and sibling scores at order 2), the
-Hamming loss on every non-gold arc for loss-augmented learners, the k best
-trees (Eisner 1996 with Huang & Chiang's 2005 k-best lists, first and
-second order; Chu-Liu-Edmonds and its k-best variant, Camerini, Fratta &
-Maffioli 1980, first order), each tree's wrong heads and, at first order,
-the update vector phi(gold) - phi(tree) of every wrong tree. Sentences are
+(the batch start's): the factor scores (arcs; siblings from order 2;
+grandparents at order 3, arcs pruned as the model prunes them in training),
+the Hamming loss on every non-gold arc for loss-augmented learners, the k
+best trees (``decoders.dispatch.decode_c``, every decoder and order), each
+tree's wrong heads and, at first order, the update vector phi(gold) -
+phi(tree) of every wrong tree. Sentences are
 taken one at a time (an atomic counter) by ``n_threads`` threads - the
 caller and ``n_threads - 1`` pooled Python threads, each in one C loop
 without the GIL. (An OpenMP parallel loop was slower: its idle threads spin
@@ -25,20 +25,20 @@ from concurrent.futures import ThreadPoolExecutor
 
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, uint64_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.stdlib cimport calloc, free, malloc
 
 import numpy
 
-from ..decoders.chu_liu_edmonds cimport chu_liu_edmonds_decode
-from ..decoders.eisner cimport eisner_decode
-from ..decoders.eisner_second_order cimport eisner_second_order_decode
-from ..decoders.kbest_spanning_trees cimport chu_liu_edmonds_k_best_decode
+from ..decoders.dispatch cimport add_hamming_loss_c, decode_c
+from ..decoders.factors cimport CFactors
+from ..decoders.dispatch import DECODERS
 from ..features.first_order cimport FirstOrderFeatures
+from ..features.grandparent cimport GrandparentFeatures
 from ..features.second_order cimport SiblingFeatures
 from ..features.sentence cimport Sentence
 from ..features.weights cimport Weights, weights_view
 from ..learners.sparse cimport merge_sorted_counts
+from .batch cimport check_sentences, free_factors, score_factors
 
 cdef extern from *:
     """
@@ -47,9 +47,6 @@ cdef extern from *:
     }
     """
     int mst_next_index(int* counter) nogil
-
-DEF MAX_TREES = 64
-MAX_K = MAX_TREES   # the most trees per sentence decode_for_training keeps
 
 cdef enum Status:
     DONE = 0
@@ -64,10 +61,10 @@ cdef struct Work:
     int* trees              # k rows of n + 1 heads
     # outputs
     int m                   # trees found
-    int n_wrong[MAX_TREES]  # wrong heads of each tree (k <= MAX_K)
-    uint64_t* idx[MAX_TREES]  # phi(gold) - phi(tree) of each wrong tree (first order)
-    double* val[MAX_TREES]
-    Py_ssize_t n_diff[MAX_TREES]
+    int* n_wrong            # k: wrong heads of each tree
+    uint64_t** idx          # k: phi(gold) - phi(tree) of each wrong tree (first order)
+    double** val
+    Py_ssize_t* n_diff
     int status
 
 
@@ -165,50 +162,23 @@ cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept n
     return rc
 
 
-cdef int decode_one(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s,
-                    const Weights* w, float scale, bint projective, int k,
-                    bint loss_augmented, bint differences, Work* wk) noexcept nogil:
+cdef int decode_one(FirstOrderFeatures first, SiblingFeatures sibling,
+                    GrandparentFeatures grand, Sentence s, const Weights* w, float scale,
+                    int decoder, int keep, int k, bint loss_augmented, bint differences,
+                    Work* wk) noexcept nogil:
     """Scores, loss, k best trees, wrong heads (and update vectors) of one sentence."""
-    cdef int n = s.n, N = s.n + 1, c, t, rc = DONE
-    cdef size_t NN = <size_t>N * N, i
-    cdef float* arc = <float*>malloc(NN * sizeof(float))
-    cdef float* sib = NULL
-    cdef double* tree_scores = <double*>malloc(k * sizeof(double))
+    cdef int N = s.n + 1, c, t, rc
+    cdef CFactors f
     wk.m = 0
-    if arc is NULL or tree_scores is NULL:
-        free(arc); free(tree_scores)
+    if score_factors(first, sibling, grand, s, w, scale, keep, &f) != 0:
         return NO_MEMORY
-    if sibling is not None:
-        sib = <float*>malloc(NN * N * sizeof(float))
-        if sib is NULL:
-            free(arc); free(tree_scores)
-            return NO_MEMORY
-        memset(sib, 0, NN * N * sizeof(float))
-    if first.score_into(s, w, scale, arc, 0) != 0:
-        rc = NO_MEMORY
-    elif sib is not NULL and sibling.score_into(s, w, scale, sib, NULL) != 0:
-        rc = NO_MEMORY
-    if rc == DONE and loss_augmented:
-        # training.add_hamming_loss in float32: + 1 everywhere, - 1 on the gold arcs
-        for i in range(NN):
-            arc[i] = arc[i] + <float>1.0
-        for c in range(1, N):
-            arc[wk.gold[c] * N + c] = arc[wk.gold[c] * N + c] - <float>1.0
-    if rc == DONE:
-        if sib is NULL and k == 1:
-            rc = eisner_decode(arc, n, wk.trees, True) if projective else \
-                chu_liu_edmonds_decode(arc, n, wk.trees, True)
-            wk.m = 1 if rc == DONE else 0
-        elif sib is NULL and not projective:
-            wk.m = chu_liu_edmonds_k_best_decode(arc, n, k, True, wk.trees, tree_scores)
-        else:  # Eisner's k-best chart, first order (sib NULL) or second
-            wk.m = eisner_second_order_decode(arc, sib, n, k, wk.trees, tree_scores)
-        if wk.m < 0:
-            rc = NO_MEMORY
-        elif wk.m == 0 and rc == DONE:
-            rc = NO_TREE
-    free(arc); free(sib); free(tree_scores)
-    if rc != DONE:
+    if loss_augmented:
+        add_hamming_loss_c(<float*>f.arc, s.n, <const int*>wk.gold)
+    wk.m = decode_c(&f, decoder, k, wk.trees, NULL)
+    free_factors(&f)
+    if wk.m <= 0:
+        rc = NO_TREE if wk.m == 0 else NO_MEMORY
+        wk.m = 0
         return rc
     for t in range(wk.m):
         wk.n_wrong[t] = 0
@@ -223,15 +193,17 @@ cdef class _Block:
     """One call's shared state; ``run`` decodes sentences until none is left."""
     cdef FirstOrderFeatures first
     cdef SiblingFeatures sibling
+    cdef GrandparentFeatures grand
     cdef Weights w
     cdef float scale
-    cdef bint projective, loss_augmented, differences
-    cdef int k, m, counter
+    cdef bint loss_augmented, differences
+    cdef int decoder, keep, k, m, counter
     cdef Work* work
 
     def run(self):
         cdef FirstOrderFeatures first = self.first
         cdef SiblingFeatures sibling = self.sibling
+        cdef GrandparentFeatures grand = self.grand
         cdef int i
         with nogil:
             while True:
@@ -239,9 +211,9 @@ cdef class _Block:
                 if i >= self.m:
                     break
                 self.work[i].status = decode_one(
-                    first, sibling, <Sentence>self.work[i].sentence, &self.w, self.scale,
-                    self.projective, self.k, self.loss_augmented, self.differences,
-                    &self.work[i])
+                    first, sibling, grand, <Sentence>self.work[i].sentence, &self.w,
+                    self.scale, self.decoder, self.keep, self.k, self.loss_augmented,
+                    self.differences, &self.work[i])
 
 
 _POOLS = {}
@@ -254,57 +226,60 @@ def _pool(int n_workers):
     return _POOLS[n_workers]
 
 
-def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
-                        SiblingFeatures sibling, bint projective, weights, float scale,
+def decode_for_training(list sentences, list golds, model, weights, float scale,
                         int k, bint loss_augmented, int n_threads=1):
     """For each ``(Sentence, gold heads)`` (every head known, n >= 1): the
-    (up to) k best trees under ``scale * weights`` (a float32 vector), the
-    Hamming loss added if ``loss_augmented``, as ``(trees, n_wrong, diffs)``:
-    int32 (m, n+1) heads best first, each tree's wrong heads, and at first
-    order (``sibling`` None) each tree's ``(idx, val)`` = phi(gold) - phi(tree)
-    as ``sparse_difference`` gives it (None for a tree without wrong heads;
-    ``diffs`` is None at second order). Chu-Liu-Edmonds (``projective``
-    False) at first order only."""
-    if n_threads < 1 or not 1 <= k <= MAX_K:
-        raise ValueError(f"n_threads must be >= 1 and 1 <= k <= {MAX_K}, got {n_threads}, {k}")
-    if sibling is not None and not projective:
-        raise ValueError("second-order training decodes with Eisner only here")
+    (up to) k best trees of ``model`` (a ``GraphModel``: its feature
+    extractors, decoder and training pruning) under ``scale * weights`` (a
+    float32 vector), the Hamming loss added if ``loss_augmented``, as
+    ``(trees, n_wrong, diffs)``: int32 (m, n+1) heads best first, each
+    tree's wrong heads, and at first order each tree's ``(idx, val)`` =
+    phi(gold) - phi(tree) as ``sparse_difference`` gives it (None for a tree
+    without wrong heads; ``diffs`` is None from order 2)."""
+    if n_threads < 1 or k < 1:
+        raise ValueError(f"n_threads and k must be >= 1, got {n_threads}, {k}")
     if len(golds) != len(sentences):
         raise ValueError("one gold tree per sentence")
+    cdef FirstOrderFeatures first = model.first_order
     cdef Weights w
     weights_view(weights, first.n_buckets, &w)
     cdef int m = len(sentences), i, t
-    cdef bint differences = sibling is None
+    cdef bint differences = model.sibling is None
+    check_sentences(sentences, first)
     trees, gold_arrays = [], []
     for sentence, gold in zip(sentences, golds):
-        if not isinstance(sentence, Sentence):
-            raise TypeError(f"expected Sentence objects, got {type(sentence).__name__}")
-        if (<Sentence>sentence).n_tagsets != first.n_tagsets:
-            raise ValueError(f"sentence has {(<Sentence>sentence).n_tagsets} tag rows, "
-                             f"features expect {first.n_tagsets}")
         gold = numpy.ascontiguousarray(gold, dtype=numpy.int32)
         n = (<Sentence>sentence).n
         if n < 1 or gold.shape[0] != n + 1 or gold[1:].min() < 0 or gold[1:].max() > n:
             raise ValueError("decode_for_training needs full gold trees of n >= 1 words")
         gold_arrays.append(gold)
         trees.append(numpy.full((k, n + 1), -1, dtype=numpy.int32))
-    cdef Work* work = <Work*>malloc(max(1, m) * sizeof(Work))
+    cdef Work* work = <Work*>calloc(max(1, m), sizeof(Work))
     if work is NULL:
         raise MemoryError()
-    memset(work, 0, max(1, m) * sizeof(Work))
     cdef const int32_t[::1] gv
     cdef int[:, ::1] tv
+    cdef bint no_memory = False
     for i in range(m):
         work[i].sentence = <PyObject*>sentences[i]
         gv = gold_arrays[i]
         tv = trees[i]
         work[i].gold = &gv[0]
         work[i].trees = &tv[0, 0]
+        work[i].n_wrong = <int*>calloc(k, sizeof(int))
+        work[i].idx = <uint64_t**>calloc(k, sizeof(uint64_t*))
+        work[i].val = <double**>calloc(k, sizeof(double*))
+        work[i].n_diff = <Py_ssize_t*>calloc(k, sizeof(Py_ssize_t))
+        no_memory |= (work[i].n_wrong is NULL or work[i].idx is NULL or work[i].val is NULL
+                      or work[i].n_diff is NULL)
     cdef _Block block = _Block()
-    block.first, block.sibling, block.w, block.scale = first, sibling, w, scale
-    block.projective, block.k, block.loss_augmented = projective, k, loss_augmented
+    block.first, block.sibling, block.grand = first, model.sibling, model.grandparent
+    block.w, block.scale, block.decoder = w, scale, DECODERS[model.decoder].code
+    block.keep, block.k, block.loss_augmented = model.pruning(False), k, loss_augmented
     block.differences, block.work, block.m, block.counter = differences, work, m, 0
-    if n_threads > 1 and m > 1:
+    if no_memory:
+        pass
+    elif n_threads > 1 and m > 1:
         futures = [_pool(n_threads - 1).submit(block.run) for _ in range(min(m, n_threads) - 1)]
         block.run()
         for future in futures:
@@ -312,7 +287,7 @@ def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
     else:
         block.run()
     results = []
-    worst = DONE
+    worst = NO_MEMORY if no_memory else DONE
     cdef Py_ssize_t j
     cdef uint64_t[::1] iv
     cdef double[::1] vv
@@ -339,9 +314,12 @@ def decode_for_training(list sentences, list golds, FirstOrderFeatures first,
         results.append((trees[i][:work[i].m], [work[i].n_wrong[t] for t in range(work[i].m)],
                         diffs))
     for i in range(m):
-        for t in range(MAX_TREES):
-            free(work[i].idx[t])
-            free(work[i].val[t])
+        for t in range(k):
+            if work[i].idx is not NULL:
+                free(work[i].idx[t])
+            if work[i].val is not NULL:
+                free(work[i].val[t])
+        free(work[i].n_wrong); free(work[i].idx); free(work[i].val); free(work[i].n_diff)
     free(work)
     if worst == NO_MEMORY:
         raise MemoryError("could not allocate the work memory of a sentence")
