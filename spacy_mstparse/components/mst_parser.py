@@ -42,11 +42,8 @@ from . import extensions, mst_explain, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
 
-# The saved model: the serializer table (cfg JSON with the labeler version,
-# arc and label weights as bitmap + non-zero values, label_restrictions.npz,
-# clusters.npz with cluster_bits; the same names on disk and in bytes). Until
-# the first release only this format loads, and every change of what is saved
-# bumps it (tests/test_model_format.py holds the parts of each version).
+# The saved model (``_serial_parts``). Until the first release only this format
+# loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
 FORMAT_VERSION = 5
 JOINED_CHUNK_LABEL = "dep"
 RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
