@@ -6,17 +6,21 @@ subprocess with that tree first on ``PYTHONPATH`` trains the default
 first-order pipeline (and ``--order 2``: the o2 config's settings) with
 ``spacy_mstparse.GoldAnnotationsCorpus``-style gold tags on the first
 ``--train-limit`` EWT train sentences for ``--epochs`` epochs in a fixed
-order, then parses EWT dev. The trees' dev UAS/LAS and whether their parses
+order, then parses EWT dev. ``--systems`` picks the models: ``o1``, ``o2``,
+``o3`` (Eisner at that order; o2 with the o2 config's features, o3 adding
+grandparents) and ``o1-cle`` / ``o2-cle`` (Chu-Liu-Edmonds), each serial
+and, with ``--threads 1,2``, trained and parsed on two threads too. The trees' dev UAS/LAS and whether their parses
 are identical are reported; parse speed is timed in ``--rounds`` rounds that
 alternate old and new subprocesses (each loads the saved model and times
 ``nlp.pipe`` over dev, best of three passes), and the median new/old ratio
-is reported. One core per subprocess, one subprocess at a time.
+is reported. One subprocess at a time, on as many threads as the system asks.
 
 Usage (from the repository root; the old tree e.g. ``git worktree add
 ../old <commit>`` and ``python setup.py build_ext --inplace`` there)::
 
     python -m benchmarks.bench_refactor_parity --old ../old --new . \\
-        --train-limit 2000 --epochs 5 --rounds 5 --output benchmarks/results/refactor_parity.json
+        --systems o1,o2,o3,o1-cle,o2-cle --threads 1,2 --train-limit 2000 --epochs 5 \\
+        --rounds 5 --output benchmarks/results/refactor_parity.json
 """
 import argparse
 import json
@@ -44,8 +48,9 @@ import spacy_mstparse.components.mst_parser  # registers the factory and its reg
 spacy.registry.mst_learners.entry_points = False
 spacy.registry.mst_features.entry_points = False
 
-mode, data, model_dir, order, limit, epochs = sys.argv[1:7]
-order, limit, epochs = int(order), int(limit), int(epochs)
+mode, data, model_dir, system, threads, limit, epochs = sys.argv[1:8]
+threads, limit, epochs = int(threads), int(limit), int(epochs)
+order = int(system[1])
 
 def examples(path, vocab, n=0):
     out = []
@@ -57,8 +62,10 @@ def examples(path, vocab, n=0):
 
 if mode == "train":
     nlp = spacy.blank("en")
-    config = {} if order == 1 else {"order": 2, "features": {
+    config = {} if order == 1 else {"order": order, "features": {
         "@mst_features": "spacy_mstparse.FirstOrderFeatures.v2", "direction_backoff": False}}
+    config.update(n_threads=threads,
+                  decoder="chu_liu_edmonds" if system.endswith("-cle") else "eisner")
     parser = nlp.add_pipe("mst_parser", config=config)
     train = examples(data + "/en_ewt-ud-train.conllu", nlp.vocab, limit)
     nlp.initialize(lambda: train)
@@ -75,7 +82,7 @@ if mode == "train":
     print(json.dumps({"uas": scores["dep_uas"], "las": scores["dep_las"],
                       "train_seconds": seconds, "parses_sha256": digest}))
 else:
-    nlp = spacy.load(model_dir)
+    nlp = spacy.load(model_dir, config={"components": {"mst_parser": {"n_threads": threads}}})
     dev = examples(data + "/en_ewt-ud-dev.conllu", nlp.vocab)
     docs = [eg.predicted for eg in dev]
     n_words = sum(len(d) for d in docs)
@@ -91,8 +98,7 @@ else:
 
 
 def run(tree: Path, *args) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree.resolve()), "OMP_NUM_THREADS": "1",
-           "OPENBLAS_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": str(tree.resolve()), "OPENBLAS_NUM_THREADS": "1"}
     # Not from the repository root: "" (the working directory) would come
     # before PYTHONPATH on sys.path.
     out = subprocess.run([sys.executable, "-c", WORKER, *map(str, args)], env=env,
@@ -102,11 +108,33 @@ def run(tree: Path, *args) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def compare(trees, tmp: Path, system: str, threads: int, args) -> dict:
+    """Train with both trees, then time their parses in alternating rounds."""
+    row = {}
+    for name, tree in trees.items():
+        print(f"{system}, {threads} thread(s): training with the {name} tree ...", flush=True)
+        row[name] = run(tree, "train", DATA, tmp / f"{name}-{system}-{threads}", system, threads,
+                        args.train_limit, args.epochs)
+    speeds = {"old": [], "new": []}
+    for r in range(args.rounds):
+        for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+            speeds[name].append(run(trees[name], "parse", DATA, tmp / f"{name}-{system}-{threads}",
+                                    system, threads, 0, 0)["words_per_second"])
+    ratios = [n / o for n, o in zip(speeds["new"], speeds["old"])]
+    row.update(speeds=speeds, median_ratio=statistics.median(ratios),
+               identical_parses=row["old"]["parses_sha256"] == row["new"]["parses_sha256"],
+               identical_scores=(row["old"]["uas"], row["old"]["las"])
+               == (row["new"]["uas"], row["new"]["las"]))
+    return row
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--old", type=Path, required=True)
     p.add_argument("--new", type=Path, default=REPO)
-    p.add_argument("--orders", default="1,2")
+    p.add_argument("--systems", default="o1,o2",
+                   help="comma-separated: o1, o2, o3 (Eisner), o1-cle, o2-cle")
+    p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2")
     p.add_argument("--train-limit", type=int, default=2000)
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--rounds", type=int, default=5)
@@ -115,34 +143,24 @@ def main(argv=None) -> int:
     trees = {"old": args.old, "new": args.new}
     command = "python -m benchmarks.bench_refactor_parity " + " ".join(sys.argv[1:])
     results = {"command": command, "trees": {k: str(v) for k, v in trees.items()},
-               "commits": {}, "orders": {}}
+               "commits": {}, "systems": {}}
     for name, tree in trees.items():
         head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True)
         results["commits"][name] = head.stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
-        for order in map(int, args.orders.split(",")):
-            row = {}
-            for name, tree in trees.items():
-                print(f"order {order}: training with the {name} tree ...", flush=True)
-                row[name] = run(tree, "train", DATA, Path(tmp) / f"{name}-o{order}", order,
-                                args.train_limit, args.epochs)
-            speeds = {"old": [], "new": []}
-            for r in range(args.rounds):
-                for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                    speeds[name].append(run(trees[name], "parse", DATA,
-                                            Path(tmp) / f"{name}-o{order}", order, 0, 0)
-                                        ["words_per_second"])
-            ratios = [n / o for n, o in zip(speeds["new"], speeds["old"])]
-            row.update(speeds=speeds, median_ratio=statistics.median(ratios),
-                       identical_parses=row["old"]["parses_sha256"] == row["new"]["parses_sha256"])
-            results["orders"][order] = row
-            print(f"order {order}: UAS old {row['old']['uas']:.4f} new {row['new']['uas']:.4f}, "
-                  f"LAS old {row['old']['las']:.4f} new {row['new']['las']:.4f}, identical "
-                  f"parses: {row['identical_parses']}; words/s old "
-                  f"{statistics.median(speeds['old']):.0f} new "
-                  f"{statistics.median(speeds['new']):.0f}, median ratio new/old "
-                  f"{row['median_ratio']:.3f}", flush=True)
+        for system in args.systems.split(","):
+            if system not in ("o1", "o2", "o3", "o1-cle", "o2-cle"):
+                raise SystemExit(f"unknown system {system!r}")
+            for threads in map(int, args.threads.split(",")):
+                key = f"{system}/{threads}t"
+                results["systems"][key] = row = compare(trees, Path(tmp), system, threads, args)
+                print(f"{key}: UAS old {row['old']['uas']:.4f} new {row['new']['uas']:.4f}, "
+                      f"LAS old {row['old']['las']:.4f} new {row['new']['las']:.4f}, identical "
+                      f"parses: {row['identical_parses']}; words/s old "
+                      f"{statistics.median(row['speeds']['old']):.0f} new "
+                      f"{statistics.median(row['speeds']['new']):.0f}, median ratio new/old "
+                      f"{row['median_ratio']:.3f}", flush=True)
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=2))
