@@ -2,11 +2,12 @@
 ``FeatureConfig`` built by the ``@mst_features`` config functions
 (``spacy_mstparse.registry``), holding the first-order extractor
 (McDonald et al. 2005). spaCy-free."""
+from ..tag_columns import TAG_COLUMN_ATTRS
 from .first_order import MAX_TAG_ROWS, FirstOrderFeatures
 
 # The weight-table size every default refers to (a power of two).
 DEFAULT_N_BUCKETS = 2**22
-TAG_COLUMNS = ("upos", "xpos", "both")
+TAG_COLUMNS = tuple(TAG_COLUMN_ATTRS)
 
 
 def check_tag_columns(tag_columns: str) -> None:

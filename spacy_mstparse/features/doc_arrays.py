@@ -12,14 +12,18 @@ the supertags an ``mst_supertagger`` predicted (``doc._.supertag_ids``;
 from typing import Dict, List, Optional, Tuple
 
 import numpy
-from spacy.attrs import LOWER, MORPH, ORTH, POS, TAG
+from spacy.attrs import IDS, LOWER, MORPH, ORTH
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
 from .clusters import ClusterTable, path_text
+from ..tag_columns import TAG_COLUMN_ATTRS
+from .config import check_tag_columns
 from .sentence import ROOT_TAG, ROOT_WORD, Sentence
 
-TAG_COLUMNS = {"upos": (POS,), "xpos": (TAG,), "both": (POS, TAG)}
+# The attribute ids each tag column setting reads.
+TAG_COLUMN_IDS = {name: tuple(IDS[attr] for attr in attrs)
+                  for name, attrs in TAG_COLUMN_ATTRS.items()}
 # The Doc extension holding predicted supertags (string ids), set by mst_supertagger.
 SUPERTAG_ATTR = "supertag_ids"
 NO_SUPERTAG = 0
@@ -39,12 +43,9 @@ class SentenceEncoder:
 
     def __init__(self, vocab, tag_columns: str = "upos", use_morph: bool = False,
                  cluster_bits: int = 0, supertags: bool = False):
-        if tag_columns not in TAG_COLUMNS:
-            raise ValueError(
-                f"tag_columns must be one of {sorted(TAG_COLUMNS)}, got {tag_columns!r}"
-            )
+        check_tag_columns(tag_columns)
         self.tag_columns = tag_columns
-        self.tag_attrs = TAG_COLUMNS[tag_columns]
+        self.tag_attrs = TAG_COLUMN_IDS[tag_columns]
         self.use_morph = use_morph
         self.cluster_bits = cluster_bits
         self.supertags = supertags
