@@ -24,8 +24,8 @@ import numpy
 
 from benchmarks import common
 from spacy_mstparse.corpus.conll import read_conllu
+from spacy_mstparse.graph.calibration_metrics import calibration_report
 from spacy_mstparse.pipeline_input import make_input_docs
-from spacy_mstparse.graph.probabilities import calibration_report
 
 GROUPS = {"all": None, "without punctuation": False, "punctuation": True}
 

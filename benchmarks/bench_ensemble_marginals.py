@@ -47,7 +47,7 @@ def mixture_probs(per_model: Sequence[List], temperature: float, predicted: List
                   projective: bool = True):
     """For every sentence: (the mixture marginal of each predicted head, and
     of each gold head), the mixture being the mean of the models' marginals."""
-    from spacy_mstparse.graph.probabilities import arc_marginals
+    from spacy_mstparse.graph.marginals import arc_marginals
 
     pred_p, gold_p = [], []
     for i, heads in enumerate(predicted):
@@ -67,7 +67,7 @@ def mixture_probs(per_model: Sequence[List], temperature: float, predicted: List
 def fit_mixture_temperature(per_model, predicted, sel, low=0.05, high=2.0, grid=9, refine=10):
     """T maximising the mean log mixture-probability of the gold heads of
     the sentences ``sel`` (a grid over log T, then golden-section search)."""
-    from spacy_mstparse.graph.probabilities import _golden_max
+    from spacy_mstparse.graph.temperature import golden_section_max
 
     subset = [[items[i] for i in sel] for items in per_model]
     heads = [predicted[i] for i in sel]
@@ -79,12 +79,12 @@ def fit_mixture_temperature(per_model, predicted, sel, low=0.05, high=2.0, grid=
     points = numpy.linspace(math.log(low), math.log(high), grid)
     values = [f(x) for x in points]
     i = int(numpy.argmax(values))
-    x, fx = _golden_max(f, points[max(i - 1, 0)], points[min(i + 1, grid - 1)], refine)
+    x, fx = golden_section_max(f, points[max(i - 1, 0)], points[min(i + 1, grid - 1)], refine)
     return float(math.exp(x if fx >= values[i] else points[i]))
 
 
 def measure(probs, right) -> dict:
-    from spacy_mstparse.graph.probabilities import calibration_report
+    from spacy_mstparse.graph.calibration_metrics import calibration_report
 
     p = numpy.concatenate(probs)
     y = numpy.concatenate(right)
@@ -103,7 +103,7 @@ def main(argv=None) -> int:
         trained_per_order,
     )
     from spacy_mstparse.calibration import head_probabilities, scored_sentences
-    from spacy_mstparse.graph.probabilities import fit_temperature
+    from spacy_mstparse.graph.temperature import fit_temperature
 
     p = order_arguments(__doc__.split("\n\n")[0], "o2c6b24s", "s:0,s:1", "ensemble_marginals.json")
     args, kinds, config, results = parse_order_arguments(p, argv, "bench_ensemble_marginals")

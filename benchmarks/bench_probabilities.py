@@ -71,11 +71,8 @@ def train_parser(train: Path, n_sents: int, epochs: int, order: int = 1, cluster
 
 def calibration(parser, gold, docs):
     from spacy_mstparse.calibration import head_probabilities, scored_sentences
-    from spacy_mstparse.graph.probabilities import (
-        calibration_report,
-        fit_temperature,
-        reliability_bins,
-    )
+    from spacy_mstparse.graph.calibration_metrics import calibration_report, reliability_bins
+    from spacy_mstparse.graph.temperature import fit_temperature
 
     items = scored_sentences(parser, gold, docs)
     fit = lambda part: fit_temperature([(it.arc, it.gold, it.sib) for it in part], True)[0]  # noqa: E731
@@ -106,8 +103,9 @@ def tag_temperature_check(items, t_first_half, fit):
     """A temperature per coarse tag of the dependent (``fit_tag_temperatures``)
     against one temperature, both fitted on one half of dev and measured on
     the other, in both directions."""
+    from benchmarks.tag_temperatures import fit_tag_temperatures, word_temperatures
     from spacy_mstparse.calibration import head_probabilities
-    from spacy_mstparse.graph.probabilities import calibration_report, fit_tag_temperatures
+    from spacy_mstparse.graph.calibration_metrics import calibration_report
 
     half = len(items) // 2
     out = {}
@@ -118,7 +116,8 @@ def tag_temperature_check(items, t_first_half, fit):
                                      [it.tags for it in train], True, t)
         res = {"temperature": t, "tag_temperatures": table}
         for name, tags in (("single_T", None), ("tag_T", table)):
-            probs, correct = head_probabilities(test, t, True, tags)
+            temperatures = [word_temperatures(it.tags, t, tags) for it in test]
+            probs, correct = head_probabilities(test, temperatures, True)
             res[name] = calibration_report(probs, correct, THRESHOLDS)
             res[name]["coverage_at_97%_accuracy"] = coverage_at_accuracy(probs, correct, 0.97)
         out[key] = res
@@ -144,7 +143,7 @@ def mbr_accuracy(items, temperature: float):
     """UAS (every word, %) of the parser's trees and of the max-marginal
     (MBR) trees: Eisner over the arc marginals at ``temperature``."""
     from spacy_mstparse.decoders import eisner
-    from spacy_mstparse.graph.probabilities import arc_marginals
+    from spacy_mstparse.graph.marginals import arc_marginals
 
     right_best = right_mbr = total = 0
     for arc, gold, predicted, sib, _ in items:

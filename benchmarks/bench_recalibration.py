@@ -27,8 +27,10 @@ import numpy
 from benchmarks import common
 from spacy_mstparse.calibration import _annotated_inputs, _mst_parser, scored_sentences
 from spacy_mstparse.corpus.conll import read_conll
+from spacy_mstparse.graph.calibration_metrics import calibration_report
+from spacy_mstparse.graph.marginals import arc_marginals
+from spacy_mstparse.graph.temperature import fit_temperature
 from spacy_mstparse.pipeline_input import load_pipeline
-from spacy_mstparse.graph.probabilities import arc_marginals, calibration_report, fit_temperature
 
 GROUPS = ("second", "first_order", "head_prob_of_head", "tags", "head_tag", "distance")
 

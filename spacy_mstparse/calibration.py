@@ -1,7 +1,7 @@
 """Calibrate an ``mst_parser`` pipeline's arc probabilities, and explain parses.
 
 ``calibrate`` fits the temperature T of p(tree) proportional to
-exp(score / T) (``graph.probabilities``; for a second-order model with a
+exp(score / T) (``graph.temperature``; for a second-order model with a
 projective decoder the score includes the sibling scores) on a dev treebank: the value
 maximising the log-likelihood of the gold heads under the arc marginals
 (temperature scaling, Guo et al. 2017). It reports the expected calibration
@@ -24,12 +24,9 @@ from .components.mst_parser import MSTParser
 from .corpus.atomic import atomic_write_text
 from .corpus.conll import read_conll
 from .decoders.dispatch import DECODERS
-from .graph.probabilities import (
-    arc_marginals,
-    calibration_report,
-    fit_temperature,
-    word_temperatures,
-)
+from .graph.calibration_metrics import calibration_report
+from .graph.marginals import Temperature, arc_marginals
+from .graph.temperature import fit_temperature
 from .pipeline_input import EvaluationError, load_pipeline, make_input_docs
 
 PathLike = Union[str, Path]
@@ -90,12 +87,13 @@ def scored_sentences(pipe: MSTParser, gold_docs, docs) -> List[Scored]:
     return out
 
 
-def head_probabilities(items: List[Scored], temperature: float, projective: bool,
-                       tag_temperatures: Optional[Dict[str, float]] = None):
-    """(head_prob of each predicted head, whether it is the gold head)."""
+def head_probabilities(items: List[Scored], temperature: Union[float, List[Temperature]],
+                       projective: bool):
+    """(head_prob of each predicted head, whether it is the gold head) at
+    one temperature, or at one per item (a number or one per word)."""
     probs, correct = [], []
-    for arc, gold, predicted, sib, tags in items:
-        t = word_temperatures(tags, temperature, tag_temperatures)
+    temperatures = temperature if isinstance(temperature, list) else [temperature] * len(items)
+    for (arc, gold, predicted, sib, _), t in zip(items, temperatures):
         marg = arc_marginals(arc, t, projective, sib).probs
         n = len(gold) - 1
         probs.append(marg[predicted[1:], numpy.arange(1, n + 1)])

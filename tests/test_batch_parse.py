@@ -14,7 +14,7 @@ from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.features.weights import QuantizedWeights, quantize
 from spacy_mstparse.graph import GraphModel
-from spacy_mstparse.graph.probabilities import analyse
+from spacy_mstparse.graph.analysis import analyse
 
 N_BUCKETS = 2**14
 

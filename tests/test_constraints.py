@@ -1,4 +1,4 @@
-"""Constrained decoding (graph.constraints, graph.probabilities.best_trees)
+"""Constrained decoding (graph.constraints, graph.analysis.best_trees)
 against brute force: on random score matrices with random fixed and
 forbidden heads, the decoded tree is the best among all trees (projective
 ones for Eisner) satisfying the constraints; impossible constraints raise
@@ -12,7 +12,8 @@ from test_second_order_decoders import all_scores
 from spacy_mstparse.decoders import NoTreeError
 from spacy_mstparse.graph.constraints import Constraints
 from spacy_mstparse.decoders.dispatch import Factors
-from spacy_mstparse.graph.probabilities import arc_marginals, best_trees
+from spacy_mstparse.graph.analysis import best_trees
+from spacy_mstparse.graph.marginals import arc_marginals
 
 CASES = [("eisner", True), ("chu_liu_edmonds", False)]
 

@@ -1,5 +1,6 @@
-"""Arc probabilities, k-best parses and calibration (graph.probabilities,
-the mst_parser settings ``probabilities`` / ``n_best``, ``calibrate``).
+"""Arc probabilities, k-best parses and calibration (graph.marginals,
+graph.analysis, graph.temperature, graph.calibration_metrics, the
+mst_parser settings ``probabilities`` / ``n_best``, ``calibrate``).
 
 Against brute force where it is cheap (tree probabilities over all trees of a
 short sentence sum to 1; the temperature fitted on trees sampled from a
@@ -16,13 +17,9 @@ import numpy as np
 import pytest
 from test_decoders import enumerate_trees
 
-from spacy_mstparse.graph.probabilities import (
-    arc_marginals,
-    calibration_report,
-    expected_calibration_error,
-    fit_temperature,
-    label_probabilities,
-)
+from spacy_mstparse.graph.calibration_metrics import calibration_report, expected_calibration_error
+from spacy_mstparse.graph.marginals import arc_marginals, label_probabilities
+from spacy_mstparse.graph.temperature import fit_temperature
 
 PROB_CONFIG = {"components": {"mst_parser": {"probabilities": True, "n_best": 5}}}
 
@@ -65,7 +62,7 @@ def test_fitted_temperature_recovers_the_sampling_temperature():
     t, loglik = fit_temperature(items, projective=True)
     assert 1.6 < t < 2.5
     # the optimum beats its neighbours
-    from spacy_mstparse.graph.probabilities import head_log_likelihood
+    from spacy_mstparse.graph.temperature import head_log_likelihood
 
     assert loglik >= head_log_likelihood(items, t * 1.5, True)
     assert loglik >= head_log_likelihood(items, t / 1.5, True)
@@ -85,16 +82,12 @@ def test_per_word_temperatures_match_brute_force():
     projective single-root trees, first and second order."""
     from test_second_order_decoders import all_trees
 
-    from spacy_mstparse.graph.probabilities import scaled_scores, word_temperatures
+    from spacy_mstparse.graph.marginals import scaled_scores
 
     rs = np.random.RandomState(5)
     n = 5
     trees, arcs, sib_idx = all_trees(n, True)
-    tags = ["NOUN", "VERB", "NOUN", "PUNCT", "X"]
-    table = {"NOUN": 0.5, "VERB": 2.0, "PUNCT": 0.25}
-    t = word_temperatures(tags, 1.5, table)
-    assert t.tolist() == [1.0, 0.5, 2.0, 0.5, 0.25, 1.5]
-    assert word_temperatures(tags, 1.5, None) == 1.5
+    t = np.array([1.0, 0.5, 2.0, 0.5, 0.25, 1.5])
     words = np.arange(1, n + 1)
     for with_sib in (False, True):
         arc = rs.randn(n + 1, n + 1).astype(np.float32)
@@ -119,41 +112,6 @@ def test_per_word_temperatures_match_brute_force():
         assert one == 1.0 and arc_t[2, 1] == pytest.approx(arc[2, 1] / 0.5)
     with pytest.raises(ValueError, match="per-word temperatures"):
         arc_marginals(arc, np.ones(3), True)
-
-
-def test_tag_temperatures_recover_the_sampling_temperatures():
-    """Trees sampled with T = 0.5 for the words tagged A and T = 3 for those
-    tagged B: the fitted per-tag temperatures land near them, and the
-    likelihood beats the best single temperature."""
-    from spacy_mstparse.graph.probabilities import (
-        fit_tag_temperatures,
-        gold_head_log_probs,
-        word_temperatures,
-    )
-
-    rs = np.random.RandomState(2)
-    n = 4
-    trees, single, proj, arcs = enumerate_trees(n)
-    keep = single & proj
-    trees, arcs = trees[keep], arcs[keep]
-    true = {"A": 0.5, "B": 3.0}
-    items, tags = [], []
-    for _ in range(300):
-        arc = (rs.randn(n + 1, n + 1) * 2).astype(np.float32)
-        sent = [("A", "B")[i] for i in rs.randint(0, 2, size=n)]
-        t = word_temperatures(sent, 1.0, true)
-        values = (arc.astype(np.float64) / t[None, :]).ravel()[arcs].sum(axis=1)
-        p = np.exp(values - values.max())
-        gold = trees[rs.choice(len(trees), p=p / p.sum())].astype(np.int32)
-        gold[0] = -1
-        items.append((arc, gold))
-        tags.append(sent)
-    single_t, single_ll = fit_temperature(items, projective=True)
-    table = fit_tag_temperatures(items, tags, True, single_t, min_words=10)
-    assert 0.3 < table["A"] < 0.8 and 2.0 < table["B"] < 4.5
-    total, count = gold_head_log_probs(
-        items, [word_temperatures(s, single_t, table) for s in tags], True)
-    assert total / count > single_ll
 
 
 # -- the component --------------------------------------------------------------------

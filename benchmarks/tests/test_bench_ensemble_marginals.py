@@ -5,7 +5,7 @@ import numpy as np
 
 from benchmarks.bench_ensemble_marginals import coverage_at_accuracy, mixture_probs
 from spacy_mstparse.calibration import Scored
-from spacy_mstparse.graph.probabilities import arc_marginals
+from spacy_mstparse.graph.marginals import arc_marginals
 
 
 def brute_coverage(probs, right, target):

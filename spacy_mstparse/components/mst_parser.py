@@ -35,7 +35,7 @@ from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
 from ..graph.replicas import check_replicas, make_trainer
 from ..graph.decoder_choice import choose_decoder
-from ..graph.probabilities import analyse
+from ..graph.analysis import analyse
 from ..scoring import score_parse
 from ..tag_columns import TAG_COLUMN_ATTRS
 from . import extensions, mst_explain, serialization as ser

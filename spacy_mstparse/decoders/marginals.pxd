@@ -48,7 +48,12 @@ cdef inline double log_sum_exp(const double* v, int m) noexcept nogil:
     return mx + log(acc)
 
 
-# A = scores / temperature as double (row-major N x N); column 0 and the
-# diagonal become -inf. MARG_OVERFLOW if a score / T is not finite.
-cdef int scaled_scores_c(const float* scores, int N, double temperature,
-                         double* A) noexcept nogil
+# The start of an inside-outside pass over n words (N = n + 1, NN = N * N):
+# marginals zeroed; for n == 0 log_z = 0 and *A = NULL (nothing to compute);
+# else *A = charts * NN + N doubles, the first NN the scores / temperature
+# (column 0 and the diagonal -inf), and *G = grads * NN zeroed doubles.
+# MARG_OK, or an error code (n < 0, no memory, a score / T not finite) with
+# nothing left allocated.
+cdef int chart_workspace_c(const float* scores, int n, double temperature,
+                           int charts, int grads, double* marginals, double* log_z,
+                           double** A, double** G) noexcept nogil

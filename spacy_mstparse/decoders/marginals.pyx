@@ -69,6 +69,36 @@ cdef int scaled_scores_c(const float* scores, int N, double temperature,
     return MARG_OK
 
 
+cdef int chart_workspace_c(const float* scores, int n, double temperature,
+                           int charts, int grads, double* marginals, double* log_z,
+                           double** A, double** G) noexcept nogil:
+    cdef int N, rc
+    cdef size_t NN
+    A[0] = NULL
+    G[0] = NULL
+    if n < 0:
+        return MARG_NO_MEMORY
+    N = n + 1
+    NN = <size_t>N * <size_t>N
+    memset(marginals, 0, NN * sizeof(double))
+    if n == 0:
+        log_z[0] = 0.0
+        return MARG_OK
+    A[0] = <double*>malloc((charts * NN + N) * sizeof(double))
+    G[0] = <double*>calloc(grads * NN, sizeof(double))
+    if A[0] != NULL and G[0] != NULL:
+        rc = scaled_scores_c(scores, N, temperature, A[0])
+        if rc == MARG_OK:
+            return MARG_OK
+    else:
+        rc = MARG_NO_MEMORY
+    free(A[0])
+    free(G[0])
+    A[0] = NULL
+    G[0] = NULL
+    return rc
+
+
 # ---------------------------------------------------------------------------
 # projective: inside-outside over Eisner's chart
 
@@ -95,20 +125,11 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
     cdef double* gir
     cdef double* gil_t
     cdef double* buf
-    if n < 0:
-        return MARG_NO_MEMORY
+    rc = chart_workspace_c(scores, n, temperature, 8, 6, marginals, log_z, &A, &grads)
+    if rc != MARG_OK or A == NULL:
+        return rc
     N = n + 1
     NN = <size_t>N * <size_t>N
-    memset(marginals, 0, NN * sizeof(double))
-    if n == 0:
-        log_z[0] = 0.0
-        return MARG_OK
-    A = <double*>malloc((8 * NN + N) * sizeof(double))
-    grads = <double*>calloc(6 * NN, sizeof(double))
-    if A == NULL or grads == NULL:
-        free(A)
-        free(grads)
-        return MARG_NO_MEMORY
     cr = A + NN
     cr_t = A + 2 * NN
     cl = A + 3 * NN
@@ -123,11 +144,6 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
     gcl_t = grads + 3 * NN
     gir = grads + 4 * NN
     gil_t = grads + 5 * NN
-    rc = scaled_scores_c(scores, N, temperature, A)
-    if rc != MARG_OK:
-        free(A)
-        free(grads)
-        return rc
     for s in range(N):
         cr[s * N + s] = 0.0
         cl[s * N + s] = 0.0

@@ -29,8 +29,7 @@ With ``sib=None`` the distribution is first order and the marginals equal
 ``projective_marginals(arc, T, single_root=True)``.
 """
 from libc.math cimport INFINITY, exp, isfinite, log
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.stdlib cimport free
 
 import numpy as np
 
@@ -39,8 +38,8 @@ from .marginals cimport (
     MARG_NO_TREE,
     MARG_OK,
     MARG_OVERFLOW,
+    chart_workspace_c,
     log_sum_exp,
-    scaled_scores_c,
 )
 
 from .marginals import checked_scores, raise_for_code
@@ -74,20 +73,13 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
     cdef double* gIR
     cdef double* gIL
     cdef double* gSB
-    if n < 0 or not temperature > 0.0:
+    if not temperature > 0.0:
         return MARG_NO_MEMORY
+    rc = chart_workspace_c(arc, n, temperature, 7, 5, marginals, log_z, &A, &G)
+    if rc != MARG_OK or A == NULL:
+        return rc
     N = n + 1
     NN = <size_t>N * <size_t>N
-    memset(marginals, 0, NN * sizeof(double))
-    if n == 0:
-        log_z[0] = 0.0
-        return MARG_OK
-    A = <double*>malloc((7 * NN + N) * sizeof(double))
-    G = <double*>calloc(5 * NN, sizeof(double))
-    if A == NULL or G == NULL:
-        free(A)
-        free(G)
-        return MARG_NO_MEMORY
     CR = A + NN
     CL = A + 2 * NN
     IR = A + 3 * NN
@@ -100,11 +92,6 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
     gIR = G + 2 * NN
     gIL = G + 3 * NN
     gSB = G + 4 * NN
-    rc = scaled_scores_c(arc, N, temperature, A)
-    if rc != MARG_OK:
-        free(A)
-        free(G)
-        return rc
     for s in range(1, N):       # row 0, the root's, stays unused
         for r in range(N):
             ST[s * N + r] = _sib(sib, N, s, r, s, inv_t)

@@ -22,7 +22,7 @@ from ..features.feature_groups import group_name
 from ..features.templates import split_key
 from ..labeler.templates import LABEL_TEMPLATES
 from .constraints import Constraints
-from .probabilities import analyse
+from .analysis import analyse
 
 # The attributes each label template reads, by name.
 LABEL_TEMPLATE_READS = {name: reads for name, reads in LABEL_TEMPLATES.values()}
