@@ -38,6 +38,7 @@ import numpy as np
 from .chu_liu_edmonds cimport chu_liu_edmonds_decode
 from .eisner cimport eisner_decode
 from .eisner_grandparent cimport eisner_grandparent_decode
+from .eisner_grandparent import checked_cube
 from .eisner_second_order cimport eisner_second_order_decode
 from .factors cimport factor_order, tree_score_c
 from .kbest_spanning_trees cimport chu_liu_edmonds_k_best_decode
@@ -228,15 +229,6 @@ def serves(str name, int order, int k=1) -> bool:
     return name in DECODERS and k >= 1 and serves_c(DECODERS[name].code, order)
 
 
-cdef object _cube(object scores, int N, str name):
-    if scores is None:
-        return None
-    out = np.ascontiguousarray(scores, dtype=np.float32)
-    if out.shape != (N, N, N):
-        raise ValueError(f"{name} must have shape {(N, N, N)}, got {out.shape}")
-    return out
-
-
 cdef class Factors:
     """The factor scores of one sentence: ``arc`` float32 (n+1) x (n+1)
     (``arc[h, c]``), ``sib`` None or float32 (n+1)^3 (``sib[h, s, c]``,
@@ -256,8 +248,8 @@ cdef class Factors:
             )
         cdef int N = arc.shape[0]
         self.arc = arc
-        self.sib = _cube(sib, N, "sib")
-        self.grand = _cube(grand, N, "grand")
+        self.sib = checked_cube(sib, N, "sib")
+        self.grand = checked_cube(grand, N, "grand")
         cdef const float[:, ::1] av = self.arc
         cdef const float[:, :, ::1] cv
         self.c.arc = &av[0, 0]

@@ -300,7 +300,8 @@ cdef int eisner_grandparent_decode(const float* arc, const float* sib, const flo
     return status
 
 
-def _square(scores, N, name):
+def checked_cube(scores, N, name):
+    """``scores`` as a C-contiguous float32 (N, N, N) array (None stays None)."""
     if scores is None:
         return None
     out = np.ascontiguousarray(scores, dtype=np.float32)
@@ -317,8 +318,8 @@ def eisner_grandparent(arc, sib=None, grand=None):
     cdef int N = a.shape[0]
     if a.shape[1] != N or N < 2:
         raise ValueError(f"arc must be a square matrix of at least 2 x 2, got {np.shape(arc)}")
-    sib_arr = _square(sib, N, "sib")
-    grand_arr = _square(grand, N, "grand")
+    sib_arr = checked_cube(sib, N, "sib")
+    grand_arr = checked_cube(grand, N, "grand")
     cdef float[:, :, ::1] sv
     cdef float[:, :, ::1] gv
     cdef const float* sp = NULL
