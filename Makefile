@@ -25,13 +25,14 @@ $(VENV)/.installed: $(SOURCES)
 demo: install
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m spacy project run demo .
 
-# The product's suite on every core (pytest-xdist), the 15 slowest tests listed.
+# The product's suite on every core (pytest-xdist; a test file stays on one worker, so
+# its module fixtures are built once), the 15 slowest tests listed.
 test: install
-	$(PY) -m pytest -ra -n auto --durations=15
+	$(PY) -m pytest -ra -n auto --dist loadfile --durations=15
 
 # Everything but the end-to-end packaging / spacy train tests.
 test-fast: install
-	$(PY) -m pytest -ra -n auto -m "not slow"
+	$(PY) -m pytest -ra -n auto --dist loadfile -m "not slow"
 
 # The benchmark scripts' own tests (not part of the product's suite).
 test-bench: install

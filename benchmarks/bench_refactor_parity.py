@@ -141,8 +141,11 @@ def main(argv=None) -> int:
     p.add_argument("--output", type=Path)
     args = p.parse_args(argv)
     trees = {"old": args.old, "new": args.new}
-    command = "python -m benchmarks.bench_refactor_parity " + " ".join(sys.argv[1:])
-    results = {"command": command, "trees": {k: str(v) for k, v in trees.items()},
+    # The trees are named by their commits, not by where they lie on this machine.
+    shown = {str(args.old): "OLD_CHECKOUT", str(args.new): "NEW_CHECKOUT"}
+    command = "python -m benchmarks.bench_refactor_parity " + " ".join(
+        shown.get(arg, arg) for arg in sys.argv[1:])
+    results = {"command": command,
                "commits": {}, "systems": {}}
     for name, tree in trees.items():
         head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
