@@ -13,7 +13,8 @@ $(VENV)/.installed: $(SOURCES)
 	test -x $(PY) || $(PYTHON3) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "Installing spaCy and the other dependencies into $(VENV), then compiling"
-	@echo "the Cython extensions: about 6 minutes, with no output from pip while it compiles."
+	@echo "the Cython extensions on every core: about 4 minutes on 2 cores, with no output"
+	@echo "from pip while it compiles."
 	@echo "(Only again after a .pyx/.pxd file, setup.py or pyproject.toml changes.)"
 	$(PY) -m pip install -e ".[test,ray,clusters]"
 	touch $@

@@ -14,6 +14,9 @@ are identical are reported; parse speed is timed in ``--rounds`` rounds that
 alternate old and new subprocesses (each loads the saved model and times
 ``nlp.pipe`` over dev, best of three passes), and the median new/old ratio
 is reported. One subprocess at a time, on as many threads as the system asks.
+With ``--instructions`` the C batch parse of each tree is also counted in
+instructions by valgrind's callgrind on the first 300 dev sentences: unlike
+the clock, the count does not move with the machine's load.
 
 Usage (from the repository root; the old tree e.g. ``git worktree add
 ../old <commit>`` and ``python setup.py build_ext --inplace`` there)::
@@ -25,6 +28,7 @@ Usage (from the repository root; the old tree e.g. ``git worktree add
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -81,6 +85,12 @@ if mode == "train":
     nlp.to_disk(model_dir)
     print(json.dumps({"uas": scores["dep_uas"], "las": scores["dep_las"],
                       "train_seconds": seconds, "parses_sha256": digest}))
+elif mode == "count":  # one pass over the first 300 dev sentences (run under callgrind)
+    nlp = spacy.load(model_dir, config={"components": {"mst_parser": {"n_threads": threads}}})
+    for _ in nlp.pipe([eg.predicted for eg in examples(data + "/en_ewt-ud-dev.conllu",
+                                                       nlp.vocab, 300)]):
+        pass
+    print(json.dumps({}))
 else:
     nlp = spacy.load(model_dir, config={"components": {"mst_parser": {"n_threads": threads}}})
     dev = examples(data + "/en_ewt-ud-dev.conllu", nlp.vocab)
@@ -97,15 +107,27 @@ else:
 """
 
 
-def run(tree: Path, *args) -> dict:
+def run(tree: Path, *args, prefix=()) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree.resolve()), "OPENBLAS_NUM_THREADS": "1"}
     # Not from the repository root: "" (the working directory) would come
     # before PYTHONPATH on sys.path.
-    out = subprocess.run([sys.executable, "-c", WORKER, *map(str, args)], env=env,
+    out = subprocess.run([*prefix, sys.executable, "-c", WORKER, *map(str, args)], env=env,
                          capture_output=True, text=True, cwd=tempfile.gettempdir())
     if out.returncode:
         raise SystemExit(f"worker failed ({tree}, {args[0]}):\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return {"stderr": out.stderr, **json.loads(out.stdout.strip().splitlines()[-1])}
+
+
+def instructions(tree: Path, model: Path, system: str, threads: int) -> int:
+    """Instructions the C batch parse (``parse_sentences``) executes on the
+    first 300 dev sentences, counted by callgrind (repeatable under load)."""
+    out = run(tree, "count", DATA, model, system, threads, 0, 0, prefix=(
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+        "--toggle-collect=*parse_sentences*"))
+    found = re.search(r"Collected : (\d+)", out["stderr"])
+    if found is None:
+        raise SystemExit(f"callgrind printed no count:\n{out['stderr'][-2000:]}")
+    return int(found.group(1))
 
 
 def compare(trees, tmp: Path, system: str, threads: int, args) -> dict:
@@ -121,6 +143,12 @@ def compare(trees, tmp: Path, system: str, threads: int, args) -> dict:
             speeds[name].append(run(trees[name], "parse", DATA, tmp / f"{name}-{system}-{threads}",
                                     system, threads, 0, 0)["words_per_second"])
     ratios = [n / o for n, o in zip(speeds["new"], speeds["old"])]
+    if args.instructions:
+        counts = {name: instructions(tree, tmp / f"{name}-{system}-{threads}", system, threads)
+                  for name, tree in trees.items()}
+        row.update(instructions=counts, instruction_ratio=counts["new"] / counts["old"])
+    for name in trees:
+        row[name].pop("stderr", None)
     row.update(speeds=speeds, median_ratio=statistics.median(ratios),
                identical_parses=row["old"]["parses_sha256"] == row["new"]["parses_sha256"],
                identical_scores=(row["old"]["uas"], row["old"]["las"])
@@ -135,6 +163,8 @@ def main(argv=None) -> int:
     p.add_argument("--systems", default="o1,o2",
                    help="comma-separated: o1, o2, o3 (Eisner), o1-cle, o2-cle")
     p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2")
+    p.add_argument("--instructions", action="store_true",
+                   help="also count the C batch parse's instructions with valgrind's callgrind")
     p.add_argument("--train-limit", type=int, default=2000)
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--rounds", type=int, default=5)
@@ -163,7 +193,9 @@ def main(argv=None) -> int:
                       f"parses: {row['identical_parses']}; words/s old "
                       f"{statistics.median(row['speeds']['old']):.0f} new "
                       f"{statistics.median(row['speeds']['new']):.0f}, median ratio new/old "
-                      f"{row['median_ratio']:.3f}", flush=True)
+                      f"{row['median_ratio']:.3f}" + (
+                          f", instructions new/old {row['instruction_ratio']:.4f}"
+                          if "instruction_ratio" in row else ""), flush=True)
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=2))

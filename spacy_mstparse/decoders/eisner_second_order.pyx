@@ -49,6 +49,8 @@ no allowed projective tree exists (``NoTreeError`` in Python).
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
+from .factors cimport float_data
+
 import numpy as np
 
 from .trees import NoTreeError
@@ -305,11 +307,7 @@ def eisner_k_best(scores, sib=None, int k=5):
     if n == 0:
         return heads[:0], tree_scores[:0]
     cdef const float[:, ::1] a = arc
-    cdef const float[:, :, ::1] sv
-    cdef const float* sp = NULL
-    if sib_arr is not None:
-        sv = sib_arr
-        sp = &sv[0, 0, 0]
+    cdef const float* sp = float_data(sib_arr)
     cdef int[:, ::1] hv = heads
     cdef double[::1] tv = tree_scores
     cdef int found

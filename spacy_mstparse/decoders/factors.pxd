@@ -13,6 +13,16 @@ cdef struct CFactors:
     int n
 
 
+# The data of a C-contiguous float32 array that the caller keeps alive
+# (NULL for None): the pointer a score array is handed to C code as.
+cdef inline const float* float_data(object arr) except? NULL:
+    cdef const float[::1] flat
+    if arr is None:
+        return NULL
+    flat = arr.reshape(-1)
+    return &flat[0]
+
+
 # 1 (arcs), 2 (+ siblings) or 3 (+ grandparents).
 cdef inline int factor_order(const CFactors* f) noexcept nogil:
     if f.grand != NULL:

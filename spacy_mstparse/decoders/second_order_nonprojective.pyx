@@ -36,7 +36,7 @@ import numpy as np
 
 from .chu_liu_edmonds cimport chu_liu_edmonds_decode
 from .eisner_second_order cimport eisner_second_order_decode
-from .factors cimport CFactors, tree_score_c
+from .factors cimport CFactors, float_data, tree_score_c
 
 from .eisner_second_order import _checked_scores
 from .trees import NoTreeError
@@ -157,11 +157,7 @@ def improve_tree(scores, sib, heads, max_moves=None):
     if N <= 2:
         return out
     cdef const float[:, ::1] a = arc
-    cdef const float[:, :, ::1] sv
-    cdef const float* sp = NULL
-    if sib_arr is not None:
-        sv = sib_arr
-        sp = &sv[0, 0, 0]
+    cdef const float* sp = float_data(sib_arr)
     cdef int[::1] hv = out
     cdef int limit = N * N if max_moves is None else max_moves
     with nogil:
@@ -201,11 +197,7 @@ def approximate_nonprojective(scores, sib=None):
     whenever one exists (projective or not), else raises ``NoTreeError``."""
     arc, sib_arr = _checked_scores(scores, sib)
     cdef const float[:, ::1] a = arc
-    cdef const float[:, :, ::1] sv
-    cdef const float* sp = NULL
-    if sib_arr is not None:
-        sv = sib_arr
-        sp = &sv[0, 0, 0]
+    cdef const float* sp = float_data(sib_arr)
     heads = np.full(a.shape[0], -1, dtype=np.int32)
     cdef int[::1] hv = heads
     cdef int r
