@@ -20,9 +20,8 @@ with the tag (first column) or the word of the other. Every feature is emitted
 twice: alone and conjoined with the attachment direction and binned distance
 (1, 2, 3, 4, 5, 6-10, >10), as in MSTParser. With ``direction_backoff`` it is
 emitted a third time, conjoined with the direction alone: a level between the
-plain feature and the sparse direction/distance one (this project's addition;
-on EWT dev it adds 0.24 UAS on average over three training orders, see
-BENCHMARKS.md).
+plain feature and the sparse direction/distance one (this project's addition,
+measured in BENCHMARKS.md).
 
 Features never exist as strings: a feature is a 64-bit hash of its template id
 and attribute ids, reduced to a bucket of a weight table of ``n_buckets``
