@@ -102,7 +102,7 @@ def run_treebank(name: str, args) -> Dict[str, Any]:
     gold = common.encoded_gold(parser, examples)
     share = nonprojective_arc_share([heads for _, heads in gold])
     # One full-data epoch with Eisner: the unit of the trial's cost.
-    model = GraphModel(parser.features, order=args.order, decoder="eisner")
+    model = GraphModel(parser.model_features, order=args.order, decoder="eisner")
     trainer = GraphTrainer(model, copy.deepcopy(parser.learner))
     trainer.begin(gold)
     start = time.perf_counter()
@@ -117,7 +117,7 @@ def run_treebank(name: str, args) -> Dict[str, Any]:
     for variant, folds, epochs, seed in itertools.product(args.variants, args.folds, args.epochs,
                                                          args.seeds):
         start = time.perf_counter()
-        trial = held_out_trial(parser.features, args.order, learner_factory(variant), gold,
+        trial = held_out_trial(parser.model_features, args.order, learner_factory(variant), gold,
                                folds=folds, epochs=epochs, seed=seed)
         seconds = time.perf_counter() - start
         words = trial["words"]

@@ -115,7 +115,7 @@ def stage_labels(args) -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     for flags in args.variants:
         for seed in args.seeds:
-            model = GraphModel(parser.features, labels=labels, root_label=root,
+            model = GraphModel(parser.model_features, labels=labels, root_label=root,
                                label_buckets=args.label_buckets, labeler_version=2)
             model.labeler = ArcLabeler(model.label_buckets, len(labels), False, 2, flags)
             model.fit_label_restrictions(train_items)
@@ -150,7 +150,7 @@ def trained_labeler(parser, train_items, flags: int, epochs: int, label_buckets:
     from spacy_mstparse.learners import Perceptron
 
     labels, root = parser.cfg["labels"], parser.cfg["root_label"]
-    model = GraphModel(parser.features, labels=labels, root_label=root,
+    model = GraphModel(parser.model_features, labels=labels, root_label=root,
                        label_buckets=label_buckets, labeler_version=2)
     model.labeler = ArcLabeler(model.label_buckets, len(labels), False, 2, flags)
     model.fit_label_restrictions(train_items)

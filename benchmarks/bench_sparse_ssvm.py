@@ -170,7 +170,7 @@ def run_groups(args):
     train_egs = common.gold_examples(args.data_dir / train_file, nlp.vocab)
     parser = nlp.get_pipe("mst_parser")
     parser.initialize(lambda: train_egs[:10], nlp=nlp)
-    features = parser.features.first_order
+    features = parser.model_features.first_order
     keys = []
     for sentence, heads in common.encoded_gold(parser, train_egs):
         ids, groups = fg.tree_features_grouped(features, sentence, heads)

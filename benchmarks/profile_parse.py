@@ -47,7 +47,7 @@ def main():
     n_words = sum(len(d) for d in docs)
     parser.prediction_weights()
     graph = parser.graph
-    features = parser.features
+    features = parser.model_features
     bounds = [parser.sentence_bounds(d) for d in docs]
 
     sentences = []

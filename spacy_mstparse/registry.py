@@ -9,7 +9,7 @@ Nguyen et al. (2007), Pegasos-DP Shalev-Shwartz et al. (2007) / Lee et al.
 al. (2009); the features McDonald et al. (2005) Table 1, with the sibling
 and grandparent features of McDonald & Pereira (2006) and Carreras (2007).
 """
-from typing import Optional
+from typing import List, Optional, Union
 
 import spacy
 
@@ -104,21 +104,30 @@ def make_one_slack_ssvm(lam: float = 1e-3, eps: float = 0.01, max_inactive: int 
 
 @spacy.registry.mst_features("spacy_mstparse.GraphFeatures.v1")
 def make_graph_features(
-    tag_columns: str = "both",
-    use_morph: bool = False,
+    tag_columns: str = "auto",
+    use_morph: Union[bool, str, List[str]] = "auto",
     n_buckets: int = DEFAULT_N_BUCKETS,
     direction_backoff: bool = True,
     cluster_bits: int = 0,
     sibling_stops: bool = False,
     supertags: bool = False,
+    lemma: Union[bool, str] = "auto",
 ) -> FeatureConfig:
     """What the graph parser's factors read and the table they hash into:
     the first-order arc features (McDonald et al. 2005, Table 1) and, at
     order 2 and 3, the sibling (McDonald & Pereira 2006) and grandparent
     (Carreras 2007) features, over the same tag rows and weight table.
 
-    tag_columns: "upos", "xpos" or "both" (which tags feed the POS templates).
-    use_morph: add FEATS features of head and child (Nguyen et al. 2007).
+    tag_columns: "upos", "xpos" or "both" (which tags feed the POS templates),
+        or "auto": both when the treebank's XPOS says more than its UPOS, else
+        the one given (chosen at ``initialize``; features/selection.py).
+    use_morph: FEATS features of head and child (Nguyen et al. 2007), in the
+        arc features and the labeler: true (every key), false, a list of keys
+        (e.g. ["Case", "VerbForm"]), or "auto": the keys that tell the
+        training treebank's labels apart beyond its tags.
+    lemma: read each word's lemma in place of its 5-character prefix where the
+        two differ (true / false), or "auto": when the treebank gives lemmas
+        that differ from the words often (an inflecting language).
     n_buckets: size of the hashed weight table (a power of two).
     direction_backoff: conjoin every first-order feature with the attachment
         direction alone too, besides the plain feature and its direction +
@@ -134,9 +143,8 @@ def make_graph_features(
         earlier in the pipeline predicted (``doc._.supertag_ids``; label, head
         direction and valence of each word, from the tok2vec's context).
     """
-    check_tag_columns(tag_columns)
     return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff, cluster_bits,
-                         sibling_stops, supertags)
+                         sibling_stops, supertags, lemma)
 
 
 # GraphFeatures.v1's former name, kept so configs and models that use it load.

@@ -8,7 +8,9 @@ inventory and picks the ``auto`` decoder at ``initialize``, encodes Docs into
 scores, and serializes through the table of ``DependencyPipe``.
 
 What it reads: the words, the tag column(s) of the feature config (UPOS in
-``token.pos``, XPOS in ``token.tag``), optionally ``token.morph``, with
+``token.pos``, XPOS in ``token.tag``), optionally ``token.morph`` and
+``token.lemma`` (the ``auto`` feature settings are chosen from the training
+treebank at ``initialize``, features/selection.py, and saved), with
 ``supertags`` an ``mst_supertagger``'s ``doc._.supertag_ids`` and, with
 ``cluster_bits``, word clusters read at ``initialize`` and saved with it.
 Settings and their defaults: ``mst_parser_settings``.
@@ -32,19 +34,20 @@ from spacy.vocab import Vocab
 from ..features.clusters import LOOKUPS_SOURCE, ClusterTable, read_clusters
 from ..features.config import FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
+from ..features.selection import choose_features
 from ..graph import GraphModel, GraphTrainer
 from ..graph.replicas import check_replicas, make_trainer
 from ..graph.decoder_choice import choose_decoder
 from ..graph.analysis import analyse
 from ..scoring import score_parse
 from ..tag_columns import TAG_COLUMN_ATTRS
-from . import extensions, mst_explain, serialization as ser
+from . import extensions, mst_explain, mst_inputs, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 JOINED_CHUNK_LABEL = "dep"
 RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
 
@@ -109,11 +112,14 @@ class MSTParser(DependencyPipe):
         positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
         if min(self.cfg[k] for k in positive) < 1:
             raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")
-        self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0)
+        self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
+                        feature_choice=None, feature_report=None)
         self.vocab = vocab
         self.name = name
-        self.encoder = SentenceEncoder(vocab, self.features.tag_columns, self.features.use_morph,
-                                       self.features.cluster_bits, self.features.supertags)
+        self.model_features: Optional[FeatureConfig] = None   # with the "auto" choices made
+        self.encoder: Optional[SentenceEncoder] = None
+        if self.features.is_resolved:
+            self._use_features(self.features)
         self.scorer = scorer
         self.graph: Optional[GraphModel] = None
         self.trainer: Optional[GraphTrainer] = None
@@ -130,7 +136,29 @@ class MSTParser(DependencyPipe):
 
     @property
     def tag_attrs(self) -> Tuple[str, ...]:
-        return TAG_COLUMN_ATTRS[self.features.tag_columns] + ("MORPH",) * self.features.use_morph
+        features = self.model_features
+        if features is None:  # "auto" settings not chosen yet
+            return ()
+        return (TAG_COLUMN_ATTRS[features.tag_columns] + ("MORPH",) * features.reads_morph
+                + ("LEMMA",) * features.lemma)
+
+    def _use_features(self, features: FeatureConfig) -> None:
+        """Read what the concrete ``features`` say (the word clusters kept)."""
+        clusters = self.encoder.clusters if self.encoder is not None else None
+        self.model_features = features
+        self.encoder = SentenceEncoder(self.vocab, features.tag_columns, features.use_morph,
+                                       features.cluster_bits, features.supertags, features.lemma)
+        self.encoder.clusters = clusters
+
+    def choose_features(self, get_examples, nlp: Optional[Language] = None) -> None:
+        """Make the ``auto`` feature choices from the training treebank
+        (components/mst_inputs.py) and read what they say."""
+        resolved = self.features.is_resolved
+        given = () if resolved else mst_inputs.given_columns(get_examples(), nlp, self.name)
+        rows = () if resolved else mst_inputs.token_rows(get_examples())
+        chosen, report = choose_features(rows, available=given, **self.features.choices())
+        self.cfg.update(feature_choice=chosen, feature_report=report)
+        self._use_features(self.features.resolve(chosen))
 
     @property
     def is_initialized(self) -> bool:
@@ -145,6 +173,7 @@ class MSTParser(DependencyPipe):
         clusters: with ``cluster_bits``, a Brown clusters paths file, or
         "spacy-lookups-data" (the default: that package's table for the language)."""
         validate_get_examples(get_examples, "MSTParser.initialize")
+        self.choose_features(get_examples, nlp)
         if self.features.cluster_bits:
             self.encoder.clusters = read_clusters(clusters or LOOKUPS_SOURCE, self.vocab.lang,
                                                   get_string_id)
@@ -162,7 +191,7 @@ class MSTParser(DependencyPipe):
         self._fresh = False
 
     def _new_model(self) -> GraphModel:
-        return GraphModel(self.features, order=self.order, decoder=self.decoder,
+        return GraphModel(self.model_features, order=self.order, decoder=self.decoder,
                           labels=self.cfg["labels"], root_label=self.cfg["root_label"],
                           label_buckets=self.cfg["label_buckets"],
                           labeler_version=self.cfg.get("labeler_version", 1))
@@ -334,6 +363,13 @@ class MSTParser(DependencyPipe):
         if saved is not None and saved != self.features.to_dict():
             raise ValueError(f"[{self.name}] {where} was trained with features {saved} but "
                              f"the config asks for {self.features.to_dict()}")
+        if not isinstance(cfg.get("feature_choice"), dict):
+            raise ser.ModelDataError(f"{where}: no feature_choice (what the features read)")
+        self.cfg.update(feature_choice=cfg["feature_choice"], feature_report=cfg.get("feature_report"))
+        try:
+            self._use_features(self.features.resolve(cfg["feature_choice"]))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ser.ModelDataError(f"{where}: feature_choice: {err}") from None
         for key in MODEL_SETTINGS:
             if key in cfg and cfg[key] != self.cfg[key]:
                 raise ValueError(

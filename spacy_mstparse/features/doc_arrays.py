@@ -2,7 +2,11 @@
 
 Reads the lower-cased form, the tag column(s) chosen by ``tag_columns``
 (UPOS = ``token.pos``, XPOS = ``token.tag``) and, if asked, the morphological
-features (``token.morph``) of every word, and prepends the artificial root.
+features (``token.morph``: every key, or the keys ``use_morph`` lists) of
+every word, and prepends the artificial root. The prefix row holds each
+word's 5-character prefix (words longer than five characters), or with
+``lemma`` its lemma where that differs from the lower-cased word (else the
+prefix as before).
 With a ``ClusterTable`` (``features.clusters``) and ``cluster_bits`` > 0 the
 last tag row holds the first ``cluster_bits`` bits of each word's Brown
 cluster path (Koo et al. 2008). With ``supertags`` a tag row before it holds
@@ -12,13 +16,14 @@ the supertags an ``mst_supertagger`` predicted (``doc._.supertag_ids``;
 from typing import Dict, List, Optional, Tuple
 
 import numpy
-from spacy.attrs import IDS, LOWER, MORPH, ORTH
+from spacy.attrs import IDS, LEMMA, LOWER, MORPH, ORTH
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
 from .clusters import ClusterTable, path_text
 from ..tag_columns import TAG_COLUMN_ATTRS
 from .config import check_tag_columns
+from .selection import morph_key_set
 from .sentence import ROOT_TAG, ROOT_WORD, Sentence
 
 # The attribute ids each tag column setting reads.
@@ -34,7 +39,9 @@ class SentenceEncoder:
     """Callable turning a Doc's sentence spans into Sentences.
 
     tag_columns (str): "upos", "xpos" or "both".
-    use_morph (bool): read morphological features.
+    use_morph (bool or list): read morphological features: all (True) or
+        those of the listed FEATS keys.
+    lemma (bool): the lemma in place of the prefix where it differs from the word.
     cluster_bits (int): add a row of Brown cluster path prefixes of this many
         bits (0: none); ``clusters`` (a ``ClusterTable``) must be set before
         encoding.
@@ -42,16 +49,19 @@ class SentenceEncoder:
     """
 
     def __init__(self, vocab, tag_columns: str = "upos", use_morph: bool = False,
-                 cluster_bits: int = 0, supertags: bool = False):
+                 cluster_bits: int = 0, supertags: bool = False, lemma: bool = False):
         check_tag_columns(tag_columns)
         self.tag_columns = tag_columns
         self.tag_attrs = TAG_COLUMN_IDS[tag_columns]
-        self.use_morph = use_morph
+        self.use_morph = bool(use_morph)
+        self.morph_keys = morph_key_set(use_morph)
+        self.lemma = lemma
         self.cluster_bits = cluster_bits
         self.supertags = supertags
         self.clusters: Optional[ClusterTable] = None
         self._prefixes: Dict[int, Tuple[int, bool]] = {}
         self._morphs: Dict[int, Tuple[int, ...]] = {}
+        self._lemmas: Dict[Tuple[int, int], Tuple[int, bool]] = {}
 
     @property
     def n_tagsets(self) -> int:
@@ -72,6 +82,7 @@ class SentenceEncoder:
         array = doc.to_array(attrs).astype("uint64", copy=False)
         if array.ndim == 1:
             array = array.reshape((-1, len(attrs)))
+        lemmas = doc.to_array([LEMMA]).astype("uint64", copy=False) if self.lemma else None
         n_tags = len(self.tag_attrs)
         columns = [array[:, : 1 + n_tags]]   # LOWER and the tags
         if self.supertags:
@@ -89,7 +100,9 @@ class SentenceEncoder:
         if len(columns) > 2:
             array = numpy.column_stack(columns)
         strings = doc.vocab.strings
-        return [self._sentence(array[start:end], strings) for start, end in bounds]
+        return [self._sentence(array[start:end], strings,
+                               None if lemmas is None else lemmas[start:end])
+                for start, end in bounds]
 
     def cluster_names(self, words) -> List[str]:
         """Readable cluster values of tokens (``clusters.path_text``): the
@@ -99,7 +112,7 @@ class SentenceEncoder:
         values = self.clusters.column(orth, lower, self.cluster_bits).tolist()
         return [path_text(v, self.cluster_bits) for v in values]
 
-    def _sentence(self, rows: numpy.ndarray, strings) -> Sentence:
+    def _sentence(self, rows: numpy.ndarray, strings, lemmas=None) -> Sentence:
         n = rows.shape[0]
         words = numpy.empty(n + 1, dtype="uint64")
         words[0] = ROOT_WORD
@@ -107,7 +120,11 @@ class SentenceEncoder:
         prefixes = numpy.zeros(n + 1, dtype="uint64")
         is_long = numpy.zeros(n + 1, dtype="int8")
         cache = self._prefixes
-        found = [cache.get(x) or self._prefix(x, strings) for x in rows[:, 0].tolist()]
+        if lemmas is None:
+            found = [cache.get(x) or self._prefix(x, strings) for x in rows[:, 0].tolist()]
+        else:
+            found = [self._lemmas.get(pair) or self._lemma(pair, strings)
+                     for pair in zip(rows[:, 0].tolist(), lemmas.tolist())]
         if found:
             prefixes[1:], is_long[1:] = zip(*found)
         n_tagsets = self.n_tagsets
@@ -136,10 +153,23 @@ class SentenceEncoder:
             self._prefixes[lower_id] = cached
         return cached
 
+    def _lemma(self, pair: Tuple[int, int], strings) -> Tuple[int, bool]:
+        lower_id, lemma_id = pair
+        lemma = strings[lemma_id] if lemma_id and lemma_id in strings else ""
+        lower = strings[lower_id] if lower_id in strings else ""
+        if lemma and lemma not in ("_", lower) and lemma.lower() != lower:
+            cached = (get_string_id("<lem>" + lemma.lower()), True)
+        else:
+            cached = self._prefixes.get(lower_id) or self._prefix(lower_id, strings)
+        self._lemmas[pair] = cached
+        return cached
+
     def _morph(self, morph_id: int, strings) -> Tuple[int, ...]:
         cached = self._morphs.get(morph_id)
         if cached is None:
             text = strings[morph_id] if morph_id and morph_id in strings else ""
-            cached = tuple(get_string_id(f) for f in text.split("|") if f and f != "_")
+            keys = self.morph_keys
+            cached = tuple(get_string_id(f) for f in text.split("|") if f and f != "_"
+                           and (keys is None or f.split("=", 1)[0] in keys))
             self._morphs[morph_id] = cached
         return cached

@@ -10,27 +10,21 @@ Table 1a-c of the paper, for an arc from head (parent) ``h`` to child ``c``:
   trigrams obtained by removing one of the context tags.
 
 Templates with words are repeated with 5-character prefixes when a word is
-longer than five characters. With ``use_morph`` the FEATS values of head and
-child and their pairwise conjunctions are added (Nguyen et al. 2007). With two
-tag columns (UPOS and XPOS) every template that reads a tag is emitted for
-each column. With ``cluster_row`` the last tag row holds Brown-cluster path
-prefixes (``features.clusters``, Koo et al. 2008): its column gets the tag
-templates like any other, and four hybrid pairs join the cluster of one end
-with the tag (first column) or the word of the other. Every feature is emitted
-twice: alone and conjoined with the attachment direction and binned distance
-(1, 2, 3, 4, 5, 6-10, >10), as in MSTParser. With ``direction_backoff`` it is
-emitted a third time, conjoined with the direction alone: a level between the
-plain feature and the sparse direction/distance one (this project's addition,
-measured in BENCHMARKS.md).
+longer than five characters (or the lemma: ``doc_arrays``). With ``use_morph``
+the FEATS values of head and child, their pairs (Nguyen et al. 2007) and each
+with the other end's first tag are added. With two tag columns (UPOS, XPOS)
+every template that reads a tag is emitted for each. With ``cluster_row`` the
+last tag row holds Brown-cluster path prefixes (Koo et al. 2008): a tag column
+like any other, plus four hybrid pairs joining the cluster of one end with
+the tag or word of the other. Every feature is emitted alone and conjoined
+with the direction and binned distance (1-5, 6-10, >10), as in MSTParser; with
+``direction_backoff`` also with the direction alone (BENCHMARKS.md).
 
-Features never exist as strings: a feature is a 64-bit hash of its template id
-and attribute ids, reduced to a bucket of a weight table of ``n_buckets``
-(a power of two) float32 weights. Each emitter states the template key of
-every hash it emits, which ``return_keys`` reports with the bucket ids; the
-template table (``templates.pyx``) names each key and the attributes it
-reads. Head-only and child-only features do not depend on the other end of
-the arc, so scoring precomputes their sums per token, direction and distance
-bin and only the pair templates cost O(n^2).
+A feature is a 64-bit hash of its template id and attribute ids, reduced to a
+bucket of a table of ``n_buckets`` float32 weights; each emitter states the
+template key (``templates.pyx``) of every hash it emits (``return_keys``).
+Head-only and child-only features do not depend on the other end of the arc,
+so scoring precomputes their sums per token, direction and distance bin.
 """
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
@@ -143,7 +137,7 @@ cdef class FirstOrderFeatures:
                 if s.morph_start[i + 1] - s.morph_start[i] > max_m:
                     max_m = s.morph_start[i + 1] - s.morph_start[i]
         # head + child + pair templates of one arc
-        return (50 + s.n) * s.n_tagsets + 4 * max_m + max_m * max_m + 16 + 4 * self.cluster_row
+        return (50 + s.n) * s.n_tagsets + 6 * max_m + max_m * max_m + 16 + 4 * self.cluster_row
 
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil:
         """Base hashes of the templates reading only token ``i``, as the head
@@ -553,7 +547,11 @@ cdef inline int _pair_bases(FirstOrderFeatures f, Sentence s, int h, int c,
         k = put2(out, keys, k, T_HC_CW, C[h], cW)
         k = put2(out, keys, k, T_HW_CC, s.word[h], C[c])
     if f.use_morph:
+        row = s.tag_row(0)
+        for mc in range(s.morph_start[c], s.morph_start[c + 1]):
+            k = put2(out, keys, k, T_MORPH_HP_CM, row[h], s.morph[mc])
         for mh in range(s.morph_start[h], s.morph_start[h + 1]):
+            k = put2(out, keys, k, T_MORPH_HM_CP, s.morph[mh], row[c])
             for mc in range(s.morph_start[c], s.morph_start[c + 1]):
                 k = put2(out, keys, k, T_MORPH_HC, s.morph[mh], s.morph[mc])
     return k

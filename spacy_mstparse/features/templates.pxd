@@ -41,6 +41,8 @@ cdef enum Template:
     T_MORPH_H
     T_MORPH_C
     T_MORPH_HC
+    T_MORPH_HP_CM
+    T_MORPH_HM_CP
     N_TEMPLATES
 
 cdef enum:

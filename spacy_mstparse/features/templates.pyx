@@ -93,6 +93,8 @@ FIRST_ORDER_TEMPLATES = {t.id: t for t in (FeatureTemplate(*row) for row in (
     (T_MORPH_H, "h-morph", ("hm",), False),
     (T_MORPH_C, "c-morph", ("cm",), False),
     (T_MORPH_HC, "h-morph+c-morph", ("hm", "cm"), False),
+    (T_MORPH_HP_CM, "h-pos+c-morph", ("hp", "cm"), False),
+    (T_MORPH_HM_CP, "h-morph+c-pos", ("hm", "cp"), False),
     # hybrid cluster pairs (cluster_row), the tags of column 0
     (T_HC_CP, "h-cluster+c-pos", ("hC", "cp"), False),
     (T_HP_CC, "h-pos+c-cluster", ("hp", "cC"), False),

@@ -76,6 +76,9 @@ class GraphModel:
         quantize_weights: bool = False,
         keep_heads: int = 0,
     ):
+        if not features.is_resolved:
+            raise ValueError("the features' \"auto\" settings must be chosen first "
+                             "(FeatureConfig.resolve)")
         self.check_settings(order, decoder, (), features.sibling_stops)
         self.features = features
         self.first_order = features.first_order
@@ -91,7 +94,7 @@ class GraphModel:
         self.labeler_version = int(labeler_version)
         self.root_label_id = self.labels.index(root_label) if root_label in self.labels else -1
         self.labeler = (
-            ArcLabeler(self.label_buckets, len(self.labels), features.use_morph,
+            ArcLabeler(self.label_buckets, len(self.labels), features.reads_morph,
                        self.labeler_version)
             if self.labels else None
         )

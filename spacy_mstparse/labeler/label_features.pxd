@@ -5,7 +5,7 @@ from ..features.sentence cimport Sentence
 # Most feature rows of one arc (labeler version 2 / version 1), transition
 # rows per dependent, and dependents read per bag.
 cdef enum:
-    MAX_FEATS = 96
+    MAX_FEATS = 128
     V1_MAX_FEATS = 64
     N_TRANS = 3
     MAX_BAG = 6

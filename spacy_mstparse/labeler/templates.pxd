@@ -39,6 +39,8 @@ cdef enum LabelTemplate:
     # (DEP_BAGS)
     L_DEP_BAG
     L_SIB_BAG
+    # (use_morph) the child's FEATS values with the head's tag and the direction
+    L_MORPH_HP
 
 cdef enum TransitionTemplate:
     T_PREV = 101

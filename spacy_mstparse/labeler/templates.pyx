@@ -48,6 +48,7 @@ LABEL_TEMPLATES = {
     L_HWCP_DR: ("h-word+c-pos+dir+rank", ("hw", "cp", "dir", "rank")),
     L_DEP_BAG: ("c-pos+dep-word", ("cp", "dw")),
     L_SIB_BAG: ("c-pos+dir+sib-word", ("cp", "dir", "sw")),
+    L_MORPH_HP: ("c-morph+h-pos+dir", ("cm", "hp", "dir")),
 }
 LABEL_TEMPLATE_NAMES = {tid: name for tid, (name, _) in LABEL_TEMPLATES.items()}
 TRANSITION_TEMPLATE_NAMES = {
