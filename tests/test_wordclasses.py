@@ -85,7 +85,7 @@ def test_exchange_pass_moves_only_to_the_sibling_and_gains():
     before = state.objective()
     moves = state.exchange_pass(rng.permutation(counts.n_words))
     changed = state.classes != classes
-    assert moves >= changed.sum() > 0 or moves == changed.sum() == 0
+    assert moves == changed.sum() > 0  # each word is visited once
     assert numpy.all(state.classes[changed] == classes[changed] ^ 1)
     assert state.objective() >= before
 
