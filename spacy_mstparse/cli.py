@@ -12,6 +12,7 @@ columns) or that returns an invalid tree. Nothing is written then.
     show      print the parses of a few sentences (and a displaCy SVG)
     calibrate fit an mst_parser's probability temperature on a dev set
     explain   the features behind one word's head and label
+    clusters  induce word classes (Brown-style bit paths) from text and treebanks
     ray-train train an mst_parser on a Ray cluster (parameter mixing)
     ray-parse parse files on a Ray cluster
 """
@@ -19,7 +20,7 @@ import warnings
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 
 import typer
 
@@ -261,6 +262,41 @@ def explain_command(
     except ValueError as err:  # a sentence or word number outside the file
         fail(str(err))
     typer.echo(format_explanation(expl, expl["names"], top=top))
+
+
+@app.command("clusters")
+def clusters_command(
+    raw_paths: Optional[List[Path]] = typer.Argument(
+        None, exists=True, dir_okay=False, readable=True,
+        help="Raw text files: one sentence or document per line"),
+    output_path: Path = typer.Option(..., "--output", "-o", dir_okay=False,
+                                     help="Output paths file (bits<TAB>word<TAB>count)"),
+    lang: str = typer.Option("xx", "--lang", "-l", help="Language of the tokenizer for raw text (spacy.blank)"),
+    treebanks: Optional[List[Path]] = typer.Option(
+        None, "--treebank", "-t", exists=True, dir_okay=False, readable=True,
+        help="A CoNLL-U or .spacy treebank whose words to add (repeatable)"),
+    depth: int = typer.Option(8, "--depth", min=1, max=63, help="Bits per path (2^depth classes)"),
+    min_count: int = typer.Option(2, "--min-count", min=1, help="Leave out words seen fewer times"),
+    passes: int = typer.Option(10, "--passes", min=0, help="Exchange passes per level at most"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the order words are visited in"),
+    lowercase: bool = typer.Option(False, "--lowercase", help="Cluster lower-cased words"),
+) -> None:
+    """Induce hierarchical word classes by divisive exchange clustering and
+    write them as a Brown paths file, for an mst_parser's cluster_bits
+    features (initialize(clusters=PATH))."""
+    from .corpus.word_lists import TextInputError
+    from .word_classes import ClustersInputError, induce_clusters
+    from .wordclasses import EmptyCorpusError
+
+    try:
+        with user_errors("CoNLL-U", io_problem="Could not read or write a file"):
+            induce_clusters(raw_paths or [], output_path, lang=lang, treebank_paths=treebanks or [],
+                            depth=depth, min_count=min_count, passes=passes, seed=seed,
+                            lowercase=lowercase)
+    except (ClustersInputError, TextInputError) as err:
+        fail(str(err))
+    except EmptyCorpusError as err:
+        fail(f"Empty input: {err}")
 
 
 # -- on a Ray cluster (the optional extra spacy-mstparse[ray]) -------------------
