@@ -134,11 +134,15 @@ def train_overrides(system: str, config: Dict[str, Any], lang: str, has_xpos: bo
 
 def last_dev_scores(curve: Dict[str, Any]) -> Dict[str, Optional[float]]:
     """DEP_UAS / DEP_LAS of the last row of spaCy's training table
-    (``common.training_curve``): the project's scorer, punctuation left out."""
+    (``common.training_curve``): the project's scorer, punctuation left out,
+    with that row's epoch and step (spaCy evaluates every
+    ``eval_frequency`` steps, not at the end: a short run's last row may be
+    step 0)."""
     header, rows = curve.get("header") or [], curve.get("rows") or []
-    out: Dict[str, Optional[float]] = {"uas": None, "las": None}
+    out: Dict[str, Optional[float]] = {"uas": None, "las": None, "epoch": None, "step": None}
     if not rows:
         return out
+    out["epoch"], out["step"] = int(rows[-1][0]), int(rows[-1][1])
     for key, column in (("uas", "DEP_UAS"), ("las", "DEP_LAS")):
         if column in header and len(rows[-1]) == len(header):
             out[key] = rows[-1][header.index(column)]
@@ -206,7 +210,10 @@ def markdown_table(results: Dict[str, Any], published: Dict[str, Any]) -> str:
         "",
         f"UAS / LAS: CoNLL 2018 eval.py, every word (punctuation included), F1 in percent. "
         f"Epochs: {epochs if epochs is not None else 'as in each config'}. UDPipe 1.2: "
-        f"{published.get('source', '?')}; test sets, so no difference is given for a dev score.",
+        f"{published.get('source', '?')}; test sets, so no difference is given for a dev score. "
+        f"Their treebanks are UD 2.5's; the release of the files here is not stated, so a "
+        f"difference may include changes of the treebank. Parse words/s: the whole parse "
+        f"command (loading the pipeline included).",
     ]
     mwt = [f"{name} {tb['stats']['test']['multiword_share'] * 100:.2f}%"
            for name, tb in results["treebanks"].items() if tb.get("stats", {}).get("test")]

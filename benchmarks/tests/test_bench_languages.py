@@ -106,8 +106,9 @@ def test_overrides_for_clusters_and_missing_xpos():
 def test_last_dev_scores_from_the_training_table():
     curve = {"header": ["E", "#", "LOSS MST_P...", "DEP_UAS", "DEP_LAS", "SCORE"],
              "rows": [[0, 0, 1.0, 10.0, 5.0, 0.1], [1, 200, 2.0, 70.5, 60.25, 0.65]]}
-    assert bl.last_dev_scores(curve) == {"uas": 70.5, "las": 60.25}
-    assert bl.last_dev_scores({"header": None, "rows": []}) == {"uas": None, "las": None}
+    assert bl.last_dev_scores(curve) == {"uas": 70.5, "las": 60.25, "epoch": 1, "step": 200}
+    assert bl.last_dev_scores({"header": None, "rows": []}) == {
+        "uas": None, "las": None, "epoch": None, "step": None}
 
 
 def test_table_compares_test_scores_with_udpipe_in_the_same_mode():
