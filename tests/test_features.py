@@ -3,6 +3,7 @@ the fast scoring path agreeing with explicit feature extraction."""
 import numpy
 import pytest
 import spacy
+from spacy.parts_of_speech import IDS as POS_IDS
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
@@ -14,7 +15,7 @@ from spacy_mstparse.features.sentence import BOS_TAG, EOS_TAG, ROOT_TAG, ROOT_WO
 # Template numbers, in the order of the enum in first_order.pyx.
 NAMES = """HWP HW HP HXP HX CWP CW CP CXP CX WPWP PWP WWP WPP WPW WW PP XPXP PXP XXP XPP
 XPX XX BETWEEN CTX_HR_CL CTX_HL_CL CTX_HR_CR CTX_HL_CR TRI_CL TRI_HR TRI_HL TRI_CR
-MORPH_H MORPH_C MORPH_HC""".split()
+MORPH_H MORPH_C MORPH_HC MORPH_HP_CM MORPH_HM_CP""".split()
 T = {name: i + 1 for i, name in enumerate(NAMES)}
 N_BUCKETS = 2**20
 
@@ -115,8 +116,13 @@ def test_morph_features(nlp):
     assert mix3(T["MORPH_HC"], sing, nom) % N_BUCKETS in got
     assert mix3(T["MORPH_HC"], sing, sing) % N_BUCKETS in got
     assert mix(T["MORPH_C"], nom) % N_BUCKETS in got
-    # head 1 feat, child 2 feats, 2 pairs; each also with direction/distance
-    assert len(feats.arc_features(s, 2, 1)) - len(plain.arc_features(s, 2, 1)) == 2 * (1 + 2 + 2)
+    # each FEATS value with the other end's (first) tag
+    assert mix3(T["MORPH_HP_CM"], POS_IDS["VERB"], nom) % N_BUCKETS in got
+    assert mix3(T["MORPH_HM_CP"], sing, POS_IDS["PRON"]) % N_BUCKETS in got
+    # head 1 feat, child 2 feats, 2 pairs, 2 + 1 with the other tag; each also
+    # with direction/distance
+    assert (len(feats.arc_features(s, 2, 1)) - len(plain.arc_features(s, 2, 1))
+            == 2 * (1 + 2 + 2 + 3))
 
 
 @pytest.mark.parametrize("tag_columns,use_morph,backoff",

@@ -267,7 +267,7 @@ def test_saved_features_must_match_the_config(train_examples, tmp_path):
     """A model trained with v1 features (no direction back-off) reloads as
     it was; a v2 config (back-off on) refuses it, naming both settings."""
     nlp, parser, examples = new_parser({"features": SMALL_V1}, train_examples[:60])
-    assert parser.features.first_order.direction_backoff is False
+    assert parser.model_features.first_order.direction_backoff is False
     train(parser, examples, 1)
     docs = dev_docs(nlp)
     expected = parses(nlp, docs)

@@ -370,7 +370,7 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     # non-zero weight is one of them; otherwise wrong arcs add others.
     gold_kept = np.zeros(arc.size, dtype=bool)
     for sentence, heads, _ in parser.training_sentences(train):
-        ids, groups = fg.tree_features_grouped(parser.features.first_order, sentence, heads)
+        ids, groups = fg.tree_features_grouped(parser.model_features.first_order, sentence, heads)
         gold_kept[ids[np.isin(groups, kept)].astype(np.int64)] = True
     outside = np.count_nonzero(arc[~gold_kept])
     if support == "gold":

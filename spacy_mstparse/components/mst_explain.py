@@ -15,9 +15,9 @@ def word_view(pipe, doc: Doc, start: int, end: int) -> WordView:
     span = doc[start:end]
     tags = [["<root>"] + [getattr(t, a.lower() + "_") for t in span]
             for a in pipe.tag_attrs if a in TAG_COLUMN_ATTRS["both"]]
-    if pipe.features.supertags:
+    if pipe.model_features.supertags:
         tags.append(["<root>"] + [t._.supertag or "<no-supertag>" for t in span])
-    if pipe.features.cluster_bits:
+    if pipe.model_features.cluster_bits:
         tags.append(["<root>"] + pipe.encoder.cluster_names(span))
     morphs = [[]] + [[f for f in str(t.morph).split("|") if f] for t in span]
     return WordView(["<root>"] + [t.lower_ for t in span], tags, morphs)

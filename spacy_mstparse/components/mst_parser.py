@@ -26,12 +26,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 from spacy.language import Language
-from spacy.strings import get_string_id
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
-from ..features.clusters import LOOKUPS_SOURCE, ClusterTable, read_clusters
+from ..features.clusters import ClusterTable
 from ..features.config import FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..features.selection import choose_features
@@ -142,14 +141,6 @@ class MSTParser(DependencyPipe):
         return (TAG_COLUMN_ATTRS[features.tag_columns] + ("MORPH",) * features.reads_morph
                 + ("LEMMA",) * features.lemma)
 
-    def _use_features(self, features: FeatureConfig) -> None:
-        """Read what the concrete ``features`` say (the word clusters kept)."""
-        clusters = self.encoder.clusters if self.encoder is not None else None
-        self.model_features = features
-        self.encoder = SentenceEncoder(self.vocab, features.tag_columns, features.use_morph,
-                                       features.cluster_bits, features.supertags, features.lemma)
-        self.encoder.clusters = clusters
-
     def choose_features(self, get_examples, nlp: Optional[Language] = None) -> None:
         """Make the ``auto`` feature choices from the training treebank
         (components/mst_inputs.py) and read what they say."""
@@ -157,8 +148,17 @@ class MSTParser(DependencyPipe):
         given = () if resolved else mst_inputs.given_columns(get_examples(), nlp, self.name)
         rows = () if resolved else mst_inputs.token_rows(get_examples())
         chosen, report = choose_features(rows, available=given, **self.features.choices())
-        self.cfg.update(feature_choice=chosen, feature_report=report)
         self._use_features(self.features.resolve(chosen))
+        self.cfg.update(feature_report=report)
+
+    def _use_features(self, features: FeatureConfig) -> None:
+        """Read what the concrete ``features`` say (the word clusters kept)."""
+        clusters = self.encoder.clusters if self.encoder is not None else None
+        self.model_features = features
+        self.cfg["feature_choice"] = {**features.choices(), "cluster_bits": features.cluster_bits}
+        self.encoder = SentenceEncoder(self.vocab, features.tag_columns, features.use_morph,
+                                       features.cluster_bits, features.supertags, features.lemma)
+        self.encoder.clusters = clusters
 
     @property
     def is_initialized(self) -> bool:
@@ -170,13 +170,16 @@ class MSTParser(DependencyPipe):
                    clusters: Optional[str] = None) -> None:
         """Collect the labels and the root label, pick the decoder when it is
         "auto", start from zero weights and give the learner the gold trees.
-        clusters: with ``cluster_bits``, a Brown clusters paths file, or
-        "spacy-lookups-data" (the default: that package's table for the language)."""
+        clusters: with ``cluster_bits``, a Brown clusters paths file,
+        "spacy-lookups-data" or "auto" (the default; components/mst_inputs.py)."""
         validate_get_examples(get_examples, "MSTParser.initialize")
         self.choose_features(get_examples, nlp)
         if self.features.cluster_bits:
-            self.encoder.clusters = read_clusters(clusters or LOOKUPS_SOURCE, self.vocab.lang,
-                                                  get_string_id)
+            table = mst_inputs.load_clusters(clusters or mst_inputs.AUTO_CLUSTERS,
+                                             self.vocab.lang, get_examples, self.name)
+            if table is None:  # no clusters for the language: none read
+                self._use_features(self.model_features.resolve({"cluster_bits": 0}))
+            self.encoder.clusters = table
         label_list, root_label = self.label_census(get_examples(), labels)
         self.cfg.update(labels=label_list, root_label=root_label,
                         labeler_version=GraphModel.LATEST_LABELER)
@@ -324,7 +327,7 @@ class MSTParser(DependencyPipe):
     # -- serialization (the table) ----------------------------------------------
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
         clusters = {CLUSTERS: lambda: ser.dump_arrays(**self.encoder.clusters.to_arrays())}
-        return {**(clusters if self.features.cluster_bits else {}),
+        return {**(clusters if (self.model_features or self.features).cluster_bits else {}),
             "cfg": lambda: ser.dump_json({**self.cfg, "features": self.features.to_dict(),
                                           **self._format_header()}),
             "arc_weights.npz": lambda: ser.dump_sparse_vector(self.prediction_weights()[0]),
@@ -346,7 +349,7 @@ class MSTParser(DependencyPipe):
                 self.encoder.clusters = ClusterTable(table["keys"], table["paths"])
             except (TypeError, ValueError) as err:  # not two vectors of one length
                 raise ser.ModelDataError(f"{where(CLUSTERS)}: {err}") from None
-        if self.features.cluster_bits and self.encoder.clusters is None:
+        if self.model_features.cluster_bits and self.encoder.clusters is None:
             raise ser.ModelDataError(f"{where(CLUSTERS)}: missing (the model uses word clusters)")
         self.graph, old = self._new_model(), self.graph
         try:
@@ -365,7 +368,7 @@ class MSTParser(DependencyPipe):
                              f"the config asks for {self.features.to_dict()}")
         if not isinstance(cfg.get("feature_choice"), dict):
             raise ser.ModelDataError(f"{where}: no feature_choice (what the features read)")
-        self.cfg.update(feature_choice=cfg["feature_choice"], feature_report=cfg.get("feature_report"))
+        self.cfg.update(feature_report=cfg.get("feature_report"))
         try:
             self._use_features(self.features.resolve(cfg["feature_choice"]))
         except (KeyError, TypeError, ValueError) as err:

@@ -66,7 +66,7 @@ class FeatureConfig:
         # a tag row of predicted dependency supertags (features/supertags.py)
         self.supertags = bool(supertags)
         self.first_order: Optional[FirstOrderFeatures] = None
-        self.n_tagsets = self._n_tagsets(tag_columns if tag_columns != AUTO else "both")
+        self.n_tagsets = self._n_tagsets(tag_columns if tag_columns != AUTO else "upos")
         if self.is_resolved:  # validates n_buckets
             self.first_order = FirstOrderFeatures(n_buckets, self.n_tagsets, self.reads_morph,
                                                   direction_backoff, cluster_bits > 0)
@@ -102,9 +102,17 @@ class FeatureConfig:
         return {key: getattr(self, key) for key in CHOSEN}
 
     def resolve(self, chosen: dict) -> "FeatureConfig":
-        """The concrete config: the ``auto`` settings replaced by ``chosen``."""
+        """The concrete config: the ``auto`` settings replaced by ``chosen``,
+        and ``cluster_bits`` when given (0: no clusters were found). Two tag
+        columns become UPOS alone where supertags and clusters leave room for
+        one only."""
         settings = {**self.to_dict(), **{k: chosen[k] for k in CHOSEN
                                           if getattr(self, k) == AUTO}}
+        if "cluster_bits" in chosen:
+            settings["cluster_bits"] = chosen["cluster_bits"]
+        if (self.tag_columns == AUTO and settings["tag_columns"] == "both"
+                and 2 + self.supertags + (settings["cluster_bits"] > 0) > MAX_TAG_ROWS):
+            settings["tag_columns"] = "upos"
         return FeatureConfig(**settings)
 
     def to_dict(self):
