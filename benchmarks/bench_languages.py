@@ -2,9 +2,11 @@
 
 For every ``*-ud-train.conllu`` in ``--data-dir`` (default ``../shared/data/ud``
 relative to the repository root; the language code is the file name's
-prefix: ``hu_szeged`` -> ``hu``) with a dev file, the script converts train,
-dev and test with ``python -m spacy_mstparse convert`` (10 sentences per
-Doc), and for each system:
+prefix: ``hu_szeged`` -> ``hu``) with a dev file, the script converts train
+and dev with ``python -m spacy_mstparse convert`` (one sentence per Doc for
+the gold-tag systems, as the project's gold-tag workflows; 10 for the
+raw-text pipeline, whose senter learns sentence ends inside Docs), and for
+each system:
 
 ``mst-o1``          ``configs/mst_parser.cfg`` (first order), gold tags in;
 ``mst-o2``          ``configs/mst_parser_o2.cfg`` (second order), gold tags in;
@@ -16,12 +18,10 @@ Doc), and for each system:
                     senter; multiword tokens are not split.
 
 trains with ``python -m spacy train CONFIG --nlp.lang LANG`` (the shipped
-configs; the only other overrides: ``--training.max_epochs`` under
-``--epochs``, word clusters off for a language spacy-lookups-data has none
-for, and on a treebank without XPOS the XPOS tagger dropped from
-``mst-tagged`` and the gold-tag parsers reading UPOS only), caches the
-model in ``--work-dir`` (reused when trained by the same command), parses
-the test file (and dev) with ``python -m spacy_mstparse parse``
+configs as they are; the only other override is ``--training.max_epochs``
+under ``--epochs``), caches the model in ``--work-dir`` (reused when trained
+by the same command), parses the test file (and dev) with ``model-best``
+(chosen on dev by spacy train) and ``python -m spacy_mstparse parse``
 (``--gold-tags`` for the gold-tag systems) and scores the parse with the
 CoNLL 2018 scorer ``eval.py`` (``benchmarks/ud_eval.py``: every word,
 punctuation included). A treebank without a test file (EWT here) is scored
@@ -45,7 +45,6 @@ Markdown table (``--markdown``, default: the output's name with ``.md``).
 """
 import argparse
 import datetime
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -57,8 +56,10 @@ from benchmarks.ud_eval import DEFAULT_EVAL, run_eval
 
 CONFIGS = common.REPO_ROOT / "configs"
 PUBLISHED = common.BENCH_DIR / "udpipe_published.json"
-N_SENTS = 10  # sentences per Doc in the DocBins (the senter learns from multi-sentence docs)
-LOOKUPS_SOURCE = "spacy-lookups-data"
+# Sentences per Doc of the training DocBins: one for the gold-tag systems (spacy
+# train shuffles sentences), 10 for the raw-text pipeline (its senter learns
+# sentence ends only inside multi-sentence docs).
+GOLD_N_SENTS, N_SENTS = 1, 10
 
 SYSTEMS: Dict[str, Dict[str, Any]] = {
     "mst-o1": {"config": "mst_parser.cfg", "mode": "gold_tok_morph", "gold_tags": True},
@@ -68,13 +69,6 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
                        "model_of": "mst-tagged"},
 }
 MODE_NAMES = {"gold_tok_morph": "gold tok + morph", "gold_tok": "gold tok", "raw_text": "raw text"}
-# mst_parser_tagged.cfg without its XPOS tagger (a treebank whose XPOS column is all "_")
-NO_XPOS_OVERRIDES = [
-    "--nlp.pipeline",
-    '["tok2vec","morphologizer","trainable_lemmatizer","mst_supertagger","senter","mst_parser"]',
-    "--training.annotating_components", '["tok2vec","morphologizer","mst_supertagger"]',
-    "--training.score_weights.tag_acc", "null",
-]
 
 
 # ---------------------------------------------------------------------------
@@ -96,40 +90,9 @@ def find_treebanks(data_dir: Path) -> List[Dict[str, Any]]:
     return found
 
 
-def lookups_have_clusters(lang: str) -> bool:
-    """Whether spacy-lookups-data (if installed) has word clusters for ``lang``."""
-    spec = importlib.util.find_spec("spacy_lookups_data")
-    if spec is None or not spec.origin:
-        return False
-    return (Path(spec.origin).parent / "data" / f"{lang}_lexeme_cluster.json.gz").exists()
-
-
-def cluster_overrides(config: Dict[str, Any], lang: str, have_clusters: bool) -> List[str]:
-    """``cluster_bits = 0`` when the config reads spacy-lookups-data's
-    clusters and that package has none for ``lang`` (``have_clusters``);
-    nothing for any other source (a paths file, a source chosen from the data)."""
-    parser = config.get("components", {}).get("mst_parser", {})
-    bits = parser.get("features", {}).get("cluster_bits", 0)
-    source = (config.get("initialize", {}).get("components", {}).get("mst_parser", {})
-              .get("clusters", LOOKUPS_SOURCE))
-    if not bits or source != LOOKUPS_SOURCE or have_clusters:
-        return []
-    return ["--components.mst_parser.features.cluster_bits", "0"]
-
-
-def train_overrides(system: str, config: Dict[str, Any], lang: str, has_xpos: bool,
-                    have_clusters: bool, epochs: Optional[int]) -> List[str]:
+def train_overrides(epochs: Optional[int]) -> List[str]:
     """The ``spacy train`` overrides besides the paths and ``--nlp.lang``."""
-    extra = cluster_overrides(config, lang, have_clusters)
-    if not has_xpos:
-        if "tagger" in config.get("nlp", {}).get("pipeline", []):
-            extra += NO_XPOS_OVERRIDES
-        features = config.get("components", {}).get("mst_parser", {}).get("features", {})
-        if features.get("tag_columns") in ("both", "xpos"):
-            extra += ["--components.mst_parser.features.tag_columns", "upos"]
-    if epochs is not None:
-        extra += ["--training.max_epochs", str(epochs)]
-    return extra
+    return [] if epochs is None else ["--training.max_epochs", str(epochs)]
 
 
 def last_dev_scores(curve: Dict[str, Any]) -> Dict[str, Optional[float]]:
@@ -227,11 +190,11 @@ def markdown_table(results: Dict[str, Any], published: Dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------
 
 
-def convert(src: Path, dest: Path, lang: str) -> Dict[str, Any]:
-    """``spacy_mstparse convert SRC DEST --n-sents 10 --lang LANG``, skipped
+def convert(src: Path, dest: Path, lang: str, n_sents: int) -> Dict[str, Any]:
+    """``spacy_mstparse convert SRC DEST --n-sents N --lang LANG``, skipped
     when DEST exists."""
     cmd = [sys.executable, "-m", "spacy_mstparse", "convert", common.rel(src), common.rel(dest),
-           "--n-sents", str(N_SENTS), "--lang", lang]
+           "--n-sents", str(n_sents), "--lang", lang]
     if dest.exists():
         return {"command": common.display_command(cmd), "reused": True}
     common.log(f"converting {src.name}")
@@ -244,14 +207,11 @@ def convert(src: Path, dest: Path, lang: str) -> Dict[str, Any]:
 def train(system: str, treebank: Dict[str, Any], corpus: Dict[str, Path], model_dir: Path,
           epochs: Optional[int], train_words: int) -> Dict[str, Any]:
     """Train (or reuse) the model of ``system`` on ``treebank``."""
-    import spacy
-
     config_path = CONFIGS / SYSTEMS[system]["config"]
-    config = spacy.util.load_config(config_path)
-    extra = train_overrides(system, config, treebank["lang"], treebank["has_xpos"],
-                            lookups_have_clusters(treebank["lang"]), epochs)
+    extra = train_overrides(epochs)
+    train_corpus = corpus["train-gold" if SYSTEMS[system]["gold_tags"] else "train"]
     cmd = [sys.executable, "-m", "spacy", "train", common.rel(config_path),
-           "--output", common.rel(model_dir), "--paths.train", common.rel(corpus["train"]),
+           "--output", common.rel(model_dir), "--paths.train", common.rel(train_corpus),
            "--paths.dev", common.rel(corpus["dev"]), "--nlp.lang", treebank["lang"], *extra]
     record = model_dir / "train.json"
     if (model_dir / "model-last" / "meta.json").exists() and record.exists():
@@ -300,7 +260,6 @@ def run_treebank(treebank: Dict[str, Any], systems: List[str], work: Path,
     name = treebank["name"]
     stats = {split: treebank_stats(treebank[split]) for split in ("train", "dev", "test")
              if treebank[split] is not None}
-    treebank["has_xpos"] = stats["train"]["words_with_xpos"] > 0
     out: Dict[str, Any] = {"lang": treebank["lang"], "stats": stats,
                            "files": {s: common.rel(treebank[s]) for s in ("train", "dev", "test")
                                      if treebank[s] is not None},
@@ -308,9 +267,10 @@ def run_treebank(treebank: Dict[str, Any], systems: List[str], work: Path,
     corpus_dir = work / "corpus"
     corpus_dir.mkdir(parents=True, exist_ok=True)
     corpus = {}
-    for split in ("train", "dev"):
+    for split, source, n_sents in (("train", "train", N_SENTS), ("dev", "dev", N_SENTS),
+                                   ("train-gold", "train", GOLD_N_SENTS)):
         corpus[split] = corpus_dir / f"{name}-{split}.spacy"
-        convert(treebank[split], corpus[split], treebank["lang"])
+        convert(treebank[source], corpus[split], treebank["lang"], n_sents)
     tag = f"e{epochs}" if epochs is not None else "cfg"
     for system in systems:
         trained_as = SYSTEMS[system].get("model_of", system)
@@ -324,7 +284,7 @@ def run_treebank(treebank: Dict[str, Any], systems: List[str], work: Path,
                     continue
                 parsed = work / "parsed" / name / f"{system}-{tag}-{split}.conllu"
                 parsed.parent.mkdir(parents=True, exist_ok=True)
-                run[split] = parse_and_score(system, model_dir / "model-last", treebank[split],
+                run[split] = parse_and_score(system, model_dir / "model-best", treebank[split],
                                              parsed, eval_py, stats[split]["words"])
                 common.log(f"{name} {system} {split}: UAS {run[split]['uas']:.2f} "
                            f"LAS {run[split]['las']:.2f}")
@@ -374,7 +334,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         "command": common.invocation("bench_languages", argv),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "code": common.working_tree_code(), "machine": common.machine_info(),
-        "settings": {"systems": systems, "epochs": epochs, "n_sents_per_doc": N_SENTS,
+        "settings": {"systems": systems, "epochs": epochs,
+                     "n_sents_per_doc": {"gold tags": GOLD_N_SENTS, "raw text": N_SENTS},
                      "work_dir": common.rel(args.work_dir), "scorer": "CoNLL 2018 eval.py"},
         "udpipe_published": common.rel(PUBLISHED),
         "treebanks": {},

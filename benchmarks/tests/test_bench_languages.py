@@ -84,23 +84,9 @@ def test_find_treebanks_by_glob(tmp_path):
     assert found["en_ewt"]["test"] is None
 
 
-def test_overrides_for_clusters_and_missing_xpos():
-    tagged = {"nlp": {"pipeline": ["tok2vec", "tagger", "mst_parser"]},
-              "components": {"mst_parser": {"features": {"cluster_bits": 6, "tag_columns": "upos"}}},
-              "initialize": {"components": {"mst_parser": {"clusters": "spacy-lookups-data"}}}}
-    assert bl.train_overrides("mst-tagged", tagged, "en", True, True, None) == []
-    extra = bl.train_overrides("mst-tagged", tagged, "hu", False, False, 2)
-    assert extra[:2] == ["--components.mst_parser.features.cluster_bits", "0"]
-    assert "--nlp.pipeline" in extra and '"tagger"' not in " ".join(extra)
-    assert extra[-2:] == ["--training.max_epochs", "2"]
-    # a clusters source other than spacy-lookups-data is left alone
-    auto = dict(tagged, initialize={"components": {"mst_parser": {"clusters": "auto"}}})
-    assert bl.cluster_overrides(auto, "hu", False) == []
-    gold = {"nlp": {"pipeline": ["mst_parser"]},
-            "components": {"mst_parser": {"features": {"cluster_bits": 0, "tag_columns": "both"}}}}
-    assert bl.train_overrides("mst-o1", gold, "hu", False, False, None) == [
-        "--components.mst_parser.features.tag_columns", "upos"]
-    assert bl.train_overrides("mst-o1", gold, "cs", True, False, None) == []
+def test_the_configs_run_as_shipped_but_for_the_epochs():
+    assert bl.train_overrides(None) == []
+    assert bl.train_overrides(2) == ["--training.max_epochs", "2"]
 
 
 def test_last_dev_scores_from_the_training_table():

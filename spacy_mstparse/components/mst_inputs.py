@@ -15,16 +15,19 @@ that has no clusters for the language trains without them, saying so.
 """
 import warnings
 from itertools import islice
-from typing import Callable, Iterable, Optional, Set
+from typing import Callable, Iterable, Optional, Set, Tuple
 
 from spacy.language import Language
 from spacy.strings import get_string_id
 from spacy.training import Example
 
 from ..features.clusters import LOOKUPS_SOURCE, ClusterError, ClusterTable, read_clusters
-from ..features.selection import COLUMNS, TokenRow
-from ..tag_columns import ASSIGNS
+from ..features.config import FeatureConfig
+from ..features.doc_arrays import SentenceEncoder
+from ..features.selection import COLUMNS, TokenRow, choose_features
+from ..tag_columns import ASSIGNS, TAG_COLUMN_ATTRS
 from ..wordclasses.induce import classes_from_sentences
+from . import serialization as ser
 
 AUTO_CLUSTERS = "auto"
 
@@ -65,3 +68,72 @@ def load_clusters(source: str, lang: str, get_examples: Callable[[], Iterable[Ex
         words = ([t.text for t in eg.reference] for eg in get_examples())
         return classes_from_sentences(words, get_string_id)
     return read_clusters(source, lang, get_string_id)
+
+
+class ParserInputs:
+    """The features a config asks for (``requested``, maybe with ``auto``
+    settings), the concrete ones the model is built from (``features``) and
+    the ``SentenceEncoder`` reading what they say."""
+
+    def __init__(self, vocab, requested: FeatureConfig):
+        self.vocab = vocab
+        self.requested = requested
+        self.features: Optional[FeatureConfig] = None
+        self.encoder: Optional[SentenceEncoder] = None
+        if requested.is_resolved:
+            self.use(requested)
+
+    @property
+    def tag_attrs(self) -> Tuple[str, ...]:
+        """The token attributes the features read (none before the choice)."""
+        f = self.features
+        if f is None:
+            return ()
+        return TAG_COLUMN_ATTRS[f.tag_columns] + ("MORPH",) * f.reads_morph + ("LEMMA",) * f.lemma
+
+    def use(self, features: FeatureConfig) -> dict:
+        """Read what the concrete ``features`` say (the word clusters kept);
+        returns the choice to save (``feature_choice``)."""
+        clusters = self.encoder.clusters if self.encoder is not None else None
+        self.features = features
+        self.encoder = SentenceEncoder(self.vocab, features.tag_columns, features.use_morph,
+                                       features.cluster_bits, features.supertags, features.lemma)
+        self.encoder.clusters = clusters
+        return {**features.choices(), "cluster_bits": features.cluster_bits}
+
+    def choose(self, get_examples: Callable[[], Iterable[Example]], nlp: Optional[Language],
+               name: str, clusters: Optional[str]) -> dict:
+        """Make the ``auto`` choices from the training treebank and read the
+        word clusters; returns the settings to save (``feature_choice``,
+        ``feature_report``)."""
+        resolved = self.requested.is_resolved
+        given = () if resolved else given_columns(get_examples(), nlp, name)
+        rows = () if resolved else token_rows(get_examples())
+        chosen, report = choose_features(rows, available=given, **self.requested.choices())
+        choice = self.use(self.requested.resolve(chosen))
+        if self.features.cluster_bits:
+            table = load_clusters(clusters or AUTO_CLUSTERS, self.vocab.lang, get_examples, name)
+            if table is None:  # no clusters for the language: none read
+                choice = self.use(self.features.resolve({"cluster_bits": 0}))
+            self.encoder.clusters = table
+        return {"feature_choice": choice, "feature_report": report}
+
+    def restore(self, choice, where: str) -> dict:
+        """Read what a saved model's ``feature_choice`` says."""
+        if not isinstance(choice, dict):
+            raise ser.ModelDataError(f"{where}: no feature_choice (what the features read)")
+        try:
+            return self.use(self.requested.resolve(choice))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ser.ModelDataError(f"{where}: feature_choice: {err}") from None
+
+    def restore_clusters(self, data: Optional[bytes], where: str) -> None:
+        """Read a saved clusters part (None: not saved or excluded: keep ours)."""
+        if data is not None:
+            table = ser.load_arrays(data, where, ("keys", "paths"))
+            try:
+                self.encoder.clusters = ClusterTable(table["keys"], table["paths"])
+            except (TypeError, ValueError) as err:  # not two vectors of one length
+                raise ser.ModelDataError(f"{where}: {err}") from None
+        if self.features.cluster_bits and self.encoder.clusters is None:
+            raise ser.ModelDataError(f"{where}: missing (the model uses word clusters)")

@@ -7,13 +7,10 @@ inventory and picks the ``auto`` decoder at ``initialize``, encodes Docs into
 ``Sentence`` arrays (``features.doc_arrays``), writes heads and labels back,
 scores, and serializes through the table of ``DependencyPipe``.
 
-What it reads: the words, the tag column(s) of the feature config (UPOS in
-``token.pos``, XPOS in ``token.tag``), optionally ``token.morph`` and
-``token.lemma`` (the ``auto`` feature settings are chosen from the training
-treebank at ``initialize``, features/selection.py, and saved), with
-``supertags`` an ``mst_supertagger``'s ``doc._.supertag_ids`` and, with
-``cluster_bits``, word clusters read at ``initialize`` and saved with it.
-Settings and their defaults: ``mst_parser_settings``.
+What it reads (``mst_inputs``: chosen at ``initialize`` and saved): the
+words, UPOS / XPOS, FEATS and lemmas as the features say, with ``supertags``
+an ``mst_supertagger``'s ``doc._.supertag_ids``, with ``cluster_bits`` word
+clusters. Settings and their defaults: ``mst_parser_settings``.
 Sentences: ``doc.sents`` when boundaries are set, else a split after
 sentence-final punctuation. A sentence longer than ``max_sentence_length``
 words is decoded in chunks, whose trees are joined into one tree (the root
@@ -30,16 +27,13 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
-from ..features.clusters import ClusterTable
 from ..features.config import FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
-from ..features.selection import choose_features
 from ..graph import GraphModel, GraphTrainer
 from ..graph.replicas import check_replicas, make_trainer
 from ..graph.decoder_choice import choose_decoder
 from ..graph.analysis import analyse
 from ..scoring import score_parse
-from ..tag_columns import TAG_COLUMN_ATTRS
 from . import extensions, mst_explain, mst_inputs, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
@@ -115,10 +109,9 @@ class MSTParser(DependencyPipe):
                         feature_choice=None, feature_report=None)
         self.vocab = vocab
         self.name = name
-        self.model_features: Optional[FeatureConfig] = None   # with the "auto" choices made
-        self.encoder: Optional[SentenceEncoder] = None
-        if self.features.is_resolved:
-            self._use_features(self.features)
+        self.inputs = mst_inputs.ParserInputs(vocab, self.features)
+        if self.inputs.features is not None:  # nothing to choose from the data
+            self.cfg["feature_choice"] = self.inputs.use(self.features)
         self.scorer = scorer
         self.graph: Optional[GraphModel] = None
         self.trainer: Optional[GraphTrainer] = None
@@ -135,30 +128,16 @@ class MSTParser(DependencyPipe):
 
     @property
     def tag_attrs(self) -> Tuple[str, ...]:
-        features = self.model_features
-        if features is None:  # "auto" settings not chosen yet
-            return ()
-        return (TAG_COLUMN_ATTRS[features.tag_columns] + ("MORPH",) * features.reads_morph
-                + ("LEMMA",) * features.lemma)
+        return self.inputs.tag_attrs
 
-    def choose_features(self, get_examples, nlp: Optional[Language] = None) -> None:
-        """Make the ``auto`` feature choices from the training treebank
-        (components/mst_inputs.py) and read what they say."""
-        resolved = self.features.is_resolved
-        given = () if resolved else mst_inputs.given_columns(get_examples(), nlp, self.name)
-        rows = () if resolved else mst_inputs.token_rows(get_examples())
-        chosen, report = choose_features(rows, available=given, **self.features.choices())
-        self._use_features(self.features.resolve(chosen))
-        self.cfg.update(feature_report=report)
+    @property
+    def model_features(self) -> Optional[FeatureConfig]:
+        """The features the model reads (the ``auto`` choices made)."""
+        return self.inputs.features
 
-    def _use_features(self, features: FeatureConfig) -> None:
-        """Read what the concrete ``features`` say (the word clusters kept)."""
-        clusters = self.encoder.clusters if self.encoder is not None else None
-        self.model_features = features
-        self.cfg["feature_choice"] = {**features.choices(), "cluster_bits": features.cluster_bits}
-        self.encoder = SentenceEncoder(self.vocab, features.tag_columns, features.use_morph,
-                                       features.cluster_bits, features.supertags, features.lemma)
-        self.encoder.clusters = clusters
+    @property
+    def encoder(self) -> Optional[SentenceEncoder]:
+        return self.inputs.encoder
 
     @property
     def is_initialized(self) -> bool:
@@ -173,13 +152,7 @@ class MSTParser(DependencyPipe):
         clusters: with ``cluster_bits``, a Brown clusters paths file,
         "spacy-lookups-data" or "auto" (the default; components/mst_inputs.py)."""
         validate_get_examples(get_examples, "MSTParser.initialize")
-        self.choose_features(get_examples, nlp)
-        if self.features.cluster_bits:
-            table = mst_inputs.load_clusters(clusters or mst_inputs.AUTO_CLUSTERS,
-                                             self.vocab.lang, get_examples, self.name)
-            if table is None:  # no clusters for the language: none read
-                self._use_features(self.model_features.resolve({"cluster_bits": 0}))
-            self.encoder.clusters = table
+        self.cfg.update(self.inputs.choose(get_examples, nlp, self.name, clusters))
         label_list, root_label = self.label_census(get_examples(), labels)
         self.cfg.update(labels=label_list, root_label=root_label,
                         labeler_version=GraphModel.LATEST_LABELER)
@@ -343,14 +316,7 @@ class MSTParser(DependencyPipe):
                   for stem in ("arc_weights", "label_weights")}
         restrictions = (ser.load_arrays(parts[RESTRICTIONS], where(RESTRICTIONS), ("keys", "allowed"))
                         if RESTRICTIONS in parts else None)  # excluded or older: keep ours / none
-        if CLUSTERS in parts:
-            table = ser.load_arrays(parts[CLUSTERS], where(CLUSTERS), ("keys", "paths"))
-            try:
-                self.encoder.clusters = ClusterTable(table["keys"], table["paths"])
-            except (TypeError, ValueError) as err:  # not two vectors of one length
-                raise ser.ModelDataError(f"{where(CLUSTERS)}: {err}") from None
-        if self.model_features.cluster_bits and self.encoder.clusters is None:
-            raise ser.ModelDataError(f"{where(CLUSTERS)}: missing (the model uses word clusters)")
+        self.inputs.restore_clusters(parts.get(CLUSTERS), where(CLUSTERS))
         self.graph, old = self._new_model(), self.graph
         try:
             self.graph.set_weights(arrays["arc_weights"], arrays["label_weights"])
@@ -366,13 +332,8 @@ class MSTParser(DependencyPipe):
         if saved is not None and saved != self.features.to_dict():
             raise ValueError(f"[{self.name}] {where} was trained with features {saved} but "
                              f"the config asks for {self.features.to_dict()}")
-        if not isinstance(cfg.get("feature_choice"), dict):
-            raise ser.ModelDataError(f"{where}: no feature_choice (what the features read)")
-        self.cfg.update(feature_report=cfg.get("feature_report"))
-        try:
-            self._use_features(self.features.resolve(cfg["feature_choice"]))
-        except (KeyError, TypeError, ValueError) as err:
-            raise ser.ModelDataError(f"{where}: feature_choice: {err}") from None
+        self.cfg.update(feature_choice=self.inputs.restore(cfg.get("feature_choice"), where),
+                        feature_report=cfg.get("feature_report"))
         for key in MODEL_SETTINGS:
             if key in cfg and cfg[key] != self.cfg[key]:
                 raise ValueError(
