@@ -68,6 +68,20 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
     "mst-tagged-raw": {"config": "mst_parser_tagged.cfg", "mode": "raw_text", "gold_tags": False,
                        "model_of": "mst-tagged"},
 }
+# Ablations (gold tags, one setting changed; the gain of each feature per language):
+# the features before they were chosen from the treebank, FEATS off, lemmas off,
+# word clusters off.
+FEATURES = "--components.mst_parser.features."
+ABLATIONS: Dict[str, Dict[str, Any]] = {
+    "mst-o1-before": {"of": "mst-o1", "set": {"tag_columns": "both", "use_morph": "false",
+                                              "lemma": "false"}},
+    "mst-o1-nomorph": {"of": "mst-o1", "set": {"use_morph": "false"}},
+    "mst-o1-nolemma": {"of": "mst-o1", "set": {"lemma": "false"}},
+    "mst-o2-noclusters": {"of": "mst-o2", "set": {"cluster_bits": "0"}},
+}
+for _name, _ablation in ABLATIONS.items():
+    SYSTEMS[_name] = dict(SYSTEMS[_ablation["of"]], ablation=_ablation["set"])
+DEFAULT_SYSTEMS = ("mst-o1", "mst-o2", "mst-tagged", "mst-tagged-raw")
 MODE_NAMES = {"gold_tok_morph": "gold tok + morph", "gold_tok": "gold tok", "raw_text": "raw text"}
 
 
@@ -90,9 +104,12 @@ def find_treebanks(data_dir: Path) -> List[Dict[str, Any]]:
     return found
 
 
-def train_overrides(epochs: Optional[int]) -> List[str]:
-    """The ``spacy train`` overrides besides the paths and ``--nlp.lang``."""
-    return [] if epochs is None else ["--training.max_epochs", str(epochs)]
+def train_overrides(epochs: Optional[int], ablation: Optional[Dict[str, str]] = None
+                    ) -> List[str]:
+    """The ``spacy train`` overrides besides the paths and ``--nlp.lang``:
+    the epochs, and an ablation's feature settings."""
+    extra = [arg for key, value in (ablation or {}).items() for arg in (FEATURES + key, value)]
+    return extra + ([] if epochs is None else ["--training.max_epochs", str(epochs)])
 
 
 def last_dev_scores(curve: Dict[str, Any]) -> Dict[str, Optional[float]]:
@@ -208,7 +225,7 @@ def train(system: str, treebank: Dict[str, Any], corpus: Dict[str, Path], model_
           epochs: Optional[int], train_words: int) -> Dict[str, Any]:
     """Train (or reuse) the model of ``system`` on ``treebank``."""
     config_path = CONFIGS / SYSTEMS[system]["config"]
-    extra = train_overrides(epochs)
+    extra = train_overrides(epochs, SYSTEMS[system].get("ablation"))
     train_corpus = corpus["train-gold" if SYSTEMS[system]["gold_tags"] else "train"]
     cmd = [sys.executable, "-m", "spacy", "train", common.rel(config_path),
            "--output", common.rel(model_dir), "--paths.train", common.rel(train_corpus),
@@ -297,8 +314,10 @@ def run_treebank(treebank: Dict[str, Any], systems: List[str], work: Path,
 
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--systems", default=",".join(SYSTEMS),
+    p.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS),
                    help=f"comma-separated, from {', '.join(SYSTEMS)}")
+    p.add_argument("--merge", nargs="+", type=Path, default=None,
+                   help="results files of earlier runs to join into --output (no training)")
     p.add_argument("--treebanks", default=None,
                    help="comma-separated treebank names (default: every one with a train file)")
     p.add_argument("--epochs", type=int, default=None,
@@ -330,6 +349,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     markdown = args.markdown or args.output.with_suffix(".md")
 
     published = json.loads(PUBLISHED.read_text())
+    if args.merge:
+        runs = [json.loads(path.read_text()) for path in args.merge]
+        merged = dict(runs[0], command=common.invocation("bench_languages", argv),
+                      merged_from=[common.rel(path) for path in args.merge], treebanks={})
+        for run in runs:
+            for name, treebank in run["treebanks"].items():
+                merged["treebanks"].setdefault(name, dict(treebank, systems={}))
+                merged["treebanks"][name]["systems"].update(treebank["systems"])
+        common.finish_results(merged, args.output, markdown_table(merged, published), markdown)
+        return 0
     results: Dict[str, Any] = {
         "command": common.invocation("bench_languages", argv),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),

@@ -84,9 +84,12 @@ def test_find_treebanks_by_glob(tmp_path):
     assert found["en_ewt"]["test"] is None
 
 
-def test_the_configs_run_as_shipped_but_for_the_epochs():
+def test_the_configs_run_as_shipped_but_for_the_epochs_and_ablations():
     assert bl.train_overrides(None) == []
     assert bl.train_overrides(2) == ["--training.max_epochs", "2"]
+    assert bl.train_overrides(None, bl.SYSTEMS["mst-o2-noclusters"]["ablation"]) == [
+        "--components.mst_parser.features.cluster_bits", "0"]
+    assert bl.SYSTEMS["mst-o1-nomorph"]["config"] == bl.SYSTEMS["mst-o1"]["config"]
 
 
 def test_last_dev_scores_from_the_training_table():
