@@ -20,8 +20,10 @@ each system:
 trains with ``python -m spacy train CONFIG --nlp.lang LANG`` (the shipped
 configs as they are; the only other override is ``--training.max_epochs``
 under ``--epochs``), caches the model in ``--work-dir`` (reused when trained
-by the same command), parses the test file (and dev) with ``model-best``
-(chosen on dev by spacy train) and ``python -m spacy_mstparse parse``
+by the same command), parses the test file (and dev) with ``model-last``
+(no choice on dev: spacy train evaluates every ``eval_frequency`` steps, and
+on a small treebank the gold-tag configs' 1,000-word batches make fewer
+steps than that) and ``python -m spacy_mstparse parse``
 (``--gold-tags`` for the gold-tag systems) and scores the parse with the
 CoNLL 2018 scorer ``eval.py`` (``benchmarks/ud_eval.py``: every word,
 punctuation included). A treebank without a test file (EWT here) is scored
@@ -301,7 +303,7 @@ def run_treebank(treebank: Dict[str, Any], systems: List[str], work: Path,
                     continue
                 parsed = work / "parsed" / name / f"{system}-{tag}-{split}.conllu"
                 parsed.parent.mkdir(parents=True, exist_ok=True)
-                run[split] = parse_and_score(system, model_dir / "model-best", treebank[split],
+                run[split] = parse_and_score(system, model_dir / "model-last", treebank[split],
                                              parsed, eval_py, stats[split]["words"])
                 common.log(f"{name} {system} {split}: UAS {run[split]['uas']:.2f} "
                            f"LAS {run[split]['las']:.2f}")

@@ -17,10 +17,11 @@ DEFAULT_CONFIG = {
     "learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None},
     "features": {
         "@mst_features": "spacy_mstparse.GraphFeatures.v1",
-        "tag_columns": "both",
-        "use_morph": False,
+        "tag_columns": "auto",
+        "use_morph": "auto",
         "n_buckets": DEFAULT_N_BUCKETS,
         "direction_backoff": True,
+        "lemma": "auto",
     },
     "label_buckets": 2**17,
     "max_sentence_length": 250,
