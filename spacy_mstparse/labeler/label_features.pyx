@@ -6,9 +6,9 @@ the labels of a head's adjacent dependents, from the words and tag rows of a
 Arc features (version 1): words and tags of head and child, their pairs,
 direction and binned distance, the tags around the child, the head's own
 head, the child's valence and outermost dependents' tags, the child's prefix
-when it is long, and with ``use_morph`` its morphological features, alone and
-with the head's tag and the direction (case and verb form decide many
-labels). Version
+when it is long, and with ``use_morph`` its morphological features, alone,
+with its tag and with the head's tag and the direction (case and verb form
+decide many labels), and the head's with the child's tag. Version
 2 adds (``Flag``) the adjacent siblings' tags, the child's rank on its side
 and the tags around the head (``F_CONTEXT``), words of the child's outermost
 dependents (``F_DEP_WORDS``) and bags of the words of its dependents and of
@@ -132,11 +132,17 @@ cdef int _arc_feature_rows(Sentence s, const int32_t* heads, const int32_t* ctx,
             m = ctx[C_PREV * n1 + m]
     if use_morph:
         hP = 2 * s.tag_row(0)[h] + (c > h)
+        cP = s.tag_row(0)[c]
         for m in range(s.morph_start[c], s.morph_start[c + 1]):
-            if k + 2 > limit:
+            if k + 3 > limit:
                 break
             k = put(out, kinds, k, L_MORPH, mix(L_MORPH, s.morph[m]))
             k = put(out, kinds, k, L_MORPH_HP, mix3(L_MORPH_HP, s.morph[m], hP))
+            k = put(out, kinds, k, L_MORPH_CP, mix3(L_MORPH_CP, s.morph[m], cP))
+        for m in range(s.morph_start[h], s.morph_start[h + 1]):
+            if k >= limit:
+                break
+            k = put(out, kinds, k, L_HMORPH_CP, mix3(L_HMORPH_CP, s.morph[m], 2 * cP + (c > h)))
     for m in range(k):
         out[m] = (out[m] & table.mask) * <uint64_t>table.n_labels
     return k

@@ -2,8 +2,9 @@
 Lerman & Pereira 2006's arc features plus the version 2 context features),
 with their readable names and the attributes they read in ``templates.pyx``."""
 
-# Hash ids: a template of tag column t hashes with 32 t + its value (all
-# values < 32); ``arc_rows``' kinds use 64 t + value.
+# Hash ids: a template of tag column t hashes with 32 t + its value (those
+# values < 32; the templates after L_SIB_BAG read no tag column but the
+# first); ``arc_rows``' kinds use 64 t + value (every value < 64).
 cdef enum LabelTemplate:
     L_BIAS = 1
     L_HW
@@ -39,8 +40,11 @@ cdef enum LabelTemplate:
     # (DEP_BAGS)
     L_DEP_BAG
     L_SIB_BAG
-    # (use_morph) the child's FEATS values with the head's tag and the direction
+    # (use_morph) the child's FEATS values with the head's tag and the direction,
+    # with its own tag; the head's with the child's tag and the direction
     L_MORPH_HP
+    L_MORPH_CP
+    L_HMORPH_CP
 
 cdef enum TransitionTemplate:
     T_PREV = 101

@@ -49,6 +49,8 @@ LABEL_TEMPLATES = {
     L_DEP_BAG: ("c-pos+dep-word", ("cp", "dw")),
     L_SIB_BAG: ("c-pos+dir+sib-word", ("cp", "dir", "sw")),
     L_MORPH_HP: ("c-morph+h-pos+dir", ("cm", "hp", "dir")),
+    L_MORPH_CP: ("c-morph+c-pos", ("cm", "cp")),
+    L_HMORPH_CP: ("h-morph+c-pos+dir", ("hm", "cp", "dir")),
 }
 LABEL_TEMPLATE_NAMES = {tid: name for tid, (name, _) in LABEL_TEMPLATES.items()}
 TRANSITION_TEMPLATE_NAMES = {
