@@ -139,7 +139,7 @@ def last_dev_scores(curve: Dict[str, Any]) -> Dict[str, Optional[float]]:
 def _pair(uas: Optional[float], las: Optional[float], signed: bool = False) -> str:
     if uas is None or las is None:
         return "-"
-    fmt = "+.1f" if signed else ".1f"
+    fmt = "+.2f" if signed else ".2f"
     return f"{format(uas, fmt)} / {format(las, fmt)}"
 
 
@@ -166,6 +166,33 @@ def table_rows(results: Dict[str, Any], published: Dict[str, Any]) -> List[Dict[
                 "error": run.get("error"),
             })
     return rows
+
+
+ABLATION_NAMES = {"mst-o1-before": "features chosen from the treebank (vs UPOS + XPOS, no FEATS, "
+                                     "no lemmas)",
+                  "mst-o1-nomorph": "FEATS", "mst-o1-nolemma": "lemmas",
+                  "mst-o2-noclusters": "word clusters (second order)"}
+
+
+def gain_table(results: Dict[str, Any]) -> List[str]:
+    """Markdown lines: the UAS / LAS each ablated feature adds (the full
+    system minus the ablation), dev and test, per treebank."""
+    lines = ["", "| gain of | treebank | dev UAS / LAS | test UAS / LAS |", "| --- | --- | --- | --- |"]
+    found = False
+    for ablation, label in ABLATION_NAMES.items():
+        for name, treebank in results["treebanks"].items():
+            runs = treebank["systems"]
+            full, ablated = runs.get(ABLATIONS[ablation]["of"]), runs.get(ablation)
+            if not full or not ablated or full.get("error") or ablated.get("error"):
+                continue
+            cells = []
+            for split in ("dev", "test"):
+                a, b = full.get(split), ablated.get(split)
+                cells.append(_pair(a["uas"] - b["uas"], a["las"] - b["las"], signed=True)
+                             if a and b else "-")
+            lines.append(f"| {label} | {name} | {cells[0]} | {cells[1]} |")
+            found = True
+    return lines if found else []
 
 
 def markdown_table(results: Dict[str, Any], published: Dict[str, Any]) -> str:
@@ -197,6 +224,7 @@ def markdown_table(results: Dict[str, Any], published: Dict[str, Any]) -> str:
         f"difference may include changes of the treebank. Parse words/s: the whole parse "
         f"command (loading the pipeline included).",
     ]
+    lines += gain_table(results)
     mwt = [f"{name} {tb['stats']['test']['multiword_share'] * 100:.2f}%"
            for name, tb in results["treebanks"].items() if tb.get("stats", {}).get("test")]
     if mwt:

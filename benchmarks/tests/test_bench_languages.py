@@ -120,10 +120,22 @@ def test_table_compares_test_scores_with_udpipe_in_the_same_mode():
     assert ewt["split"] == "dev" and ewt["difference"] == (None, None)
     assert ewt["udpipe"] == (88.1, 86.2)
     table = bl.markdown_table(results, published)
-    assert "| hu_szeged | mst-tagged | gold tok | test | 75.0 / 66.0 | 73.3 / 67.6 | +1.7 / -1.6 | 3.2 | 1,234 |" in table
-    assert "| en_ewt | mst-o1 | gold tok + morph | dev | 90.0 / 88.0 | 88.1 / 86.2 | - |" in table
+    assert ("| hu_szeged | mst-tagged | gold tok | test | 75.00 / 66.00 | 73.30 / 67.60 "
+            "| +1.70 / -1.60 | 3.2 | 1,234 |") in table
+    assert "| en_ewt | mst-o1 | gold tok + morph | dev | 90.00 / 88.00 | 88.10 / 86.20 | - |" in table
     assert "failed: parse failed: x" in table
     assert "the UDPipe 1 docs" in table and "hu_szeged 0.00%" in table
+
+
+def test_gains_of_ablated_features():
+    results = {"treebanks": {"cs_cltt": {"systems": {
+        "mst-o1": {"dev": {"uas": 84.0, "las": 81.0}, "test": {"uas": 83.0, "las": 80.0}},
+        "mst-o1-nomorph": {"dev": {"uas": 83.5, "las": 79.0}, "test": {"uas": 83.25, "las": 80.5}},
+        "mst-o2-noclusters": {"dev": {"uas": 80.0, "las": 70.0}}}}}}
+    lines = bl.gain_table(results)
+    assert "| FEATS | cs_cltt | +0.50 / +2.00 | -0.25 / -0.50 |" in lines
+    assert not any("clusters" in line for line in lines)   # no mst-o2 run to compare with
+    assert bl.gain_table({"treebanks": {}}) == []
 
 
 def test_published_figures_name_their_source_and_modes():
