@@ -102,7 +102,7 @@ def make_one_slack_ssvm(lam: float = 1e-3, eps: float = 0.01, max_inactive: int 
                         max_constraints=max_constraints)
 
 
-@spacy.registry.mst_features("spacy_mstparse.GraphFeatures.v1")
+@spacy.registry.mst_features("spacy_mstparse.GraphFeatures.v2")
 def make_graph_features(
     tag_columns: str = "auto",
     use_morph: Union[bool, str, List[str]] = "auto",
@@ -147,9 +147,27 @@ def make_graph_features(
                          sibling_stops, supertags, lemma)
 
 
-# GraphFeatures.v1's former name, kept so configs and models that use it load.
+@spacy.registry.mst_features("spacy_mstparse.GraphFeatures.v1")
+def make_graph_features_v1(
+    tag_columns: str = "both",
+    use_morph: Union[bool, List[str]] = False,
+    n_buckets: int = DEFAULT_N_BUCKETS,
+    direction_backoff: bool = True,
+    cluster_bits: int = 0,
+    sibling_stops: bool = False,
+    supertags: bool = False,
+) -> FeatureConfig:
+    """``GraphFeatures.v2`` with its settings given (no ``auto``) and no
+    ``lemma``: UPOS + XPOS and no FEATS unless set. Kept so its configs train
+    as before."""
+    check_tag_columns(tag_columns)
+    return FeatureConfig(tag_columns, use_morph, n_buckets, direction_backoff, cluster_bits,
+                         sibling_stops, supertags)
+
+
+# GraphFeatures.v1's former name, kept so configs that use it train as before.
 spacy.registry.mst_features.register("spacy_mstparse.FirstOrderFeatures.v2",
-                                     func=make_graph_features)
+                                     func=make_graph_features_v1)
 
 
 @spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")

@@ -57,15 +57,17 @@ def small_dev(sample_dev, tmp_path_factory):
     return path
 
 
-# A tagger stand-in that predicts UPOS "X" / XPOS "XX" for every word: a
-# component that assigns token.pos and token.tag, whose output is easy to
-# tell from the file's tags.
-@Language.factory("test_constant_tagger", assigns=["token.pos", "token.tag"])
+# A tagger and morphologizer stand-in that predicts UPOS "X" / XPOS "XX" /
+# FEATS "Foo=Bar" for every word: a component that assigns what the default
+# mst_parser reads of the English sample, whose output is easy to tell from
+# the file's tags.
+@Language.factory("test_constant_tagger", assigns=["token.pos", "token.tag", "token.morph"])
 def make_constant_tagger(nlp, name):
     def tag(doc):
         for token in doc:
             token.pos_ = "X"
             token.tag_ = "XX"
+            token.set_morph("Foo=Bar")
         return doc
 
     return tag
@@ -350,21 +352,23 @@ def test_file_tags_used_when_no_component_predicts_them(trained_pipeline, small_
     assert result.exit_code == 0, result.output
     warning = [line for line in result.stderr.splitlines() if line.startswith("Warning:")]
     assert len(warning) == 1, result.stderr
-    for needle in ("mst_parser reads UPOS, XPOS", f"using the UPOS, XPOS column(s) of {small_dev}",
+    # the default mst_parser reads what the English sample gives: UPOS, XPOS,
+    # FEATS (no lemmas: they differ from the words too rarely)
+    for needle in ("mst_parser reads UPOS, XPOS, FEATS",
+                   f"using the UPOS, XPOS, FEATS column(s) of {small_dev}",
                    "--gold-tags", "configs/mst_parser_tagged.cfg"):
         assert needle in warning[0]
     assert run("parse", trained_pipeline, small_dev, gold, "--gold-tags").exit_code == 0
-    # The parser read the file's UPOS/XPOS: the same trees as with --gold-tags
-    # (the default mst_parser reads no FEATS or lemmas).
+    # The parser read the file's UPOS/XPOS/FEATS: the same trees as with --gold-tags.
     assert heads_of(plain) == heads_of(gold)
 
     metrics_path = tmp_path / "m.json"
     result = run("evaluate", trained_pipeline, small_dev, "--output", metrics_path)
     assert result.exit_code == 0, result.output
     assert "predicted tags" not in result.stdout
-    assert "UPOS, XPOS from the file" in result.stdout
+    assert "UPOS, XPOS, FEATS from the file" in result.stdout
     metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
-    assert metrics["tags_from_file"] == ["UPOS", "XPOS"] and metrics["gold_tags"] is False
+    assert metrics["tags_from_file"] == ["UPOS", "XPOS", "FEATS"] and metrics["gold_tags"] is False
     result = run("evaluate", trained_pipeline, small_dev, "--gold-tags", "--output", metrics_path)
     assert "Warning" not in result.stderr
     assert json.loads(metrics_path.read_text(encoding="utf-8"))["uas"] == metrics["uas"]

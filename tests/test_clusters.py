@@ -126,7 +126,7 @@ TRAIN = [
      ["det", "nsubj", "root", "punct"]),
     ("The cat sleeps", ["DET", "NOUN", "VERB"], [1, 2, 2], ["det", "nsubj", "root"]),
 ]
-CONFIG = {"features": {"@mst_features": "spacy_mstparse.GraphFeatures.v1",
+CONFIG = {"features": {"@mst_features": "spacy_mstparse.GraphFeatures.v2", "tag_columns": "both",
                        "n_buckets": 2**12, "cluster_bits": 2}, "label_buckets": 2**8}
 
 

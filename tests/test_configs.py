@@ -109,20 +109,27 @@ def test_second_order_config_trains(docbins):
 
 
 def test_configs_name_the_graph_features_function():
-    """The shipped configs and the factory's default use GraphFeatures.v1; its
-    former name FirstOrderFeatures.v2 is the same function (registered and as
-    an entry point), FirstOrderFeatures.v1 the same without direction back-off."""
+    """The language-neutral configs and the factory's default use
+    GraphFeatures.v2 (settings chosen from the treebank); GraphFeatures.v1 is
+    the same with given settings and its former name FirstOrderFeatures.v2 the
+    same function (registered and as an entry point), FirstOrderFeatures.v1
+    the same without direction back-off."""
     import tomllib
 
     from spacy_mstparse.components.mst_parser_settings import DEFAULT_CONFIG
 
-    name = "spacy_mstparse.GraphFeatures.v1"
+    v2 = "spacy_mstparse.GraphFeatures.v2"
     used = {DEFAULT_CONFIG["features"]["@mst_features"]}
-    for config_name in CONFIGS:
+    for config_name in ("mst_parser.cfg", "mst_parser_o2.cfg", "mst_parser_tagged.cfg"):
         config = spacy.util.load_config(ROOT / "configs" / config_name)
         used |= {component["features"]["@mst_features"]
                  for component in config["components"].values() if "features" in component}
-    assert used == {name}
+    assert used == {v2}
+    default = spacy.registry.resolve({"f": {"@mst_features": v2}})["f"]
+    assert default.choices() == {"tag_columns": "auto", "use_morph": "auto", "lemma": "auto"}
+    name = "spacy_mstparse.GraphFeatures.v1"
+    assert spacy.registry.resolve({"f": {"@mst_features": name}})["f"].choices() == {
+        "tag_columns": "both", "use_morph": False, "lemma": False}
     features = spacy.registry.mst_features
     assert features.get("spacy_mstparse.FirstOrderFeatures.v2") is features.get(name)
     entry_points = tomllib.loads((ROOT / "pyproject.toml").read_text())[

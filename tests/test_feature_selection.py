@@ -98,7 +98,7 @@ SENTENCES = [
      ["Case=Nom|Number=Sing", "Number=Sing", "Case=Acc|Number=Sing"], ["pes", "videt", "kocka"],
      [1, 1, 1], ["nsubj", "root", "obj"]),
 ]
-CONFIG = {"features": {"@mst_features": "spacy_mstparse.GraphFeatures.v1", "n_buckets": 2**12,
+CONFIG = {"features": {"@mst_features": "spacy_mstparse.GraphFeatures.v2", "n_buckets": 2**12,
                        "tag_columns": "auto", "use_morph": "auto", "lemma": "auto"},
           "label_buckets": 2**8}
 

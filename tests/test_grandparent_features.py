@@ -83,7 +83,7 @@ def test_order3_model_tree_score_is_weight_sum(nlp):
     s = encode(nlp, ["a", "big", "dog", "barked", "at", "the", "small", "cats"],
                ["DET", "ADJ", "NOUN", "VERB", "ADP", "DET", "ADJ", "NOUN"], "both")
     features = make_graph_features(tag_columns="both", use_morph=False, n_buckets=N_BUCKETS,
-                                         direction_backoff=False)
+                                   direction_backoff=False, lemma=False)
     model = GraphModel(features, order=3, decoder="eisner")
     w = numpy.random.RandomState(1).randn(N_BUCKETS).astype("float32")
     factors = model.scores(s, w)

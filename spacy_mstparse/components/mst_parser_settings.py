@@ -16,7 +16,7 @@ DEFAULT_CONFIG = {
     "order": 1,
     "learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5, "C": None},
     "features": {
-        "@mst_features": "spacy_mstparse.GraphFeatures.v1",
+        "@mst_features": "spacy_mstparse.GraphFeatures.v2",
         "tag_columns": "auto",
         "use_morph": "auto",
         "n_buckets": DEFAULT_N_BUCKETS,

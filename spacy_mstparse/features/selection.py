@@ -3,7 +3,7 @@
 Treebanks differ in what their columns hold: XPOS may be absent, a copy of
 UPOS or a rich language-specific tag; FEATS carries most of the syntax of
 case-marking languages; LEMMA may be given or not. The ``auto`` settings of
-``GraphFeatures.v1`` are resolved here, once, from counts over the training
+``GraphFeatures.v2`` are resolved here, once, from counts over the training
 words (spaCy-free: the caller gives one ``TokenRow`` per word), and the
 choice is saved with the model:
 
