@@ -285,7 +285,7 @@ def clusters_command(
     write them as a Brown paths file, for an mst_parser's cluster_bits
     features (initialize(clusters=PATH))."""
     from .corpus.word_lists import TextInputError
-    from .word_classes import ClustersInputError, induce_clusters
+    from .clustering import ClustersInputError, induce_clusters
     from .wordclasses import EmptyCorpusError
 
     try:
