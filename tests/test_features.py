@@ -104,6 +104,28 @@ def test_in_between_prefix_and_root_features(nlp):
     assert mix(T["CX"], get_string_id("<pre>was")) % N_BUCKETS not in short
 
 
+def test_lemma_stands_in_for_the_prefix_where_it_differs(nlp):
+    # "Dogs considered cats": the lemmas of "Dogs" and "considered" differ from
+    # the words; "cats" is given its own form as lemma, so it keeps the rule of
+    # the 5-character prefix (none: a short word).
+    doc = Doc(nlp.vocab, words=["Dogs", "considered", "cats"], pos=["NOUN", "VERB", "NOUN"],
+              tags=["X"] * 3, lemmas=["dog", "consider", "cats"])
+    s = SentenceEncoder(nlp.vocab, "upos", lemma=True).encode(doc, [(0, 3)])[0]
+    plain = SentenceEncoder(nlp.vocab, "upos").encode(doc, [(0, 3)])[0]
+    feats = FirstOrderFeatures(N_BUCKETS, 1, False)
+    got = set(int(x) for x in feats.arc_features(s, 2, 1))        # considered -> Dogs
+    assert mix(T["CX"], get_string_id("<lem>dog")) % N_BUCKETS in got
+    assert mix(T["HX"], get_string_id("<lem>consider")) % N_BUCKETS in got
+    assert mix(T["HX"], get_string_id("<pre>consi")) % N_BUCKETS not in got
+    before = set(int(x) for x in feats.arc_features(plain, 2, 1))
+    assert mix(T["HX"], get_string_id("<pre>consi")) % N_BUCKETS in before
+    assert mix(T["CX"], get_string_id("<lem>dog")) % N_BUCKETS not in before
+    # a word whose lemma is itself gets no prefix feature, as without lemmas
+    cats = set(int(x) for x in feats.arc_features(s, 2, 3))
+    for prefixed in ("<lem>cats", "<pre>cats"):
+        assert mix(T["CX"], get_string_id(prefixed)) % N_BUCKETS not in cats
+
+
 def test_morph_features(nlp):
     s = encode(
         nlp, ["She", "runs"], ["PRON", "VERB"], morphs=["Case=Nom|Number=Sing", "Number=Sing"],

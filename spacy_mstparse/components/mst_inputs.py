@@ -78,10 +78,8 @@ class ParserInputs:
     def __init__(self, vocab, requested: FeatureConfig):
         self.vocab = vocab
         self.requested = requested
-        self.features: Optional[FeatureConfig] = None
+        self.features: Optional[FeatureConfig] = None   # set by use()
         self.encoder: Optional[SentenceEncoder] = None
-        if requested.is_resolved:
-            self.use(requested)
 
     @property
     def tag_attrs(self) -> Tuple[str, ...]:

@@ -110,7 +110,7 @@ class MSTParser(DependencyPipe):
         self.vocab = vocab
         self.name = name
         self.inputs = mst_inputs.ParserInputs(vocab, self.features)
-        if self.inputs.features is not None:  # nothing to choose from the data
+        if self.features.is_resolved:  # nothing to choose from the data
             self.cfg["feature_choice"] = self.inputs.use(self.features)
         self.scorer = scorer
         self.graph: Optional[GraphModel] = None

@@ -157,7 +157,7 @@ class SentenceEncoder:
         lower_id, lemma_id = pair
         lemma = strings[lemma_id] if lemma_id and lemma_id in strings else ""
         lower = strings[lower_id] if lower_id in strings else ""
-        if lemma and lemma not in ("_", lower) and lemma.lower() != lower:
+        if lemma and lemma != "_" and lemma.lower() != lower:
             cached = (get_string_id("<lem>" + lemma.lower()), True)
         else:
             cached = self._prefixes.get(lower_id) or self._prefix(lower_id, strings)
