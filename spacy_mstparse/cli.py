@@ -33,8 +33,30 @@ app = typer.Typer(
 )
 
 
+def package_version() -> str:
+    """The installed distribution's version (the source's when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+
+    try:
+        return version("spacy-mstparse")
+    except PackageNotFoundError:
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"spacy-mstparse {package_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_print_version, is_eager=True,
+        help="Print the version of spacy-mstparse and exit"),
+) -> None:
     """MST dependency parsing for spaCy: data conversion and tools."""
     # Keeps typer in multi-command mode even while only one command exists.
 
