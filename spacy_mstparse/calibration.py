@@ -28,6 +28,7 @@ from .graph.calibration_metrics import calibration_report
 from .graph.marginals import Temperature, arc_marginals
 from .graph.temperature import fit_temperature
 from .pipeline_input import EvaluationError, load_pipeline, make_input_docs
+from .progress import progress_bar
 
 PathLike = Union[str, Path]
 THRESHOLDS = (0.9, 0.99)
@@ -53,7 +54,8 @@ def _annotated_inputs(nlp, name: str, gold: list, gold_tags: bool) -> list:
     for other, proc in nlp.pipeline:
         if other == name:
             break
-        docs = list(proc.pipe(docs)) if hasattr(proc, "pipe") else [proc(d) for d in docs]
+        stream = proc.pipe(docs) if hasattr(proc, "pipe") else (proc(d) for d in docs)
+        docs = list(progress_bar(stream, total=len(docs), desc=other, unit=" docs"))
     return docs
 
 
@@ -70,7 +72,8 @@ def scored_sentences(pipe: MSTParser, gold_docs, docs) -> List[Scored]:
     """Every parsed sentence (chunk) whose gold heads stay inside it."""
     pipe.prediction_weights()
     out = []
-    for gold, doc in zip(gold_docs, docs):
+    for gold, doc in progress_bar(zip(gold_docs, docs), total=len(docs), desc="scoring",
+                                  unit=" docs"):
         chunks = pipe.chunk_spans(pipe.sentence_spans(doc))
         sentences = pipe.encoder.encode(doc, [(s, e) for s, e, _ in chunks])
         for (start, end, _), sentence in zip(chunks, sentences):
@@ -145,14 +148,22 @@ def calibrate(model: PathLike, dev_path: PathLike, *, gold_tags: bool = False,
     return result
 
 
+def format_threshold(report: Dict[str, Any], threshold: float) -> str:
+    """The words at head_prob >= threshold: their number, share and accuracy,
+    or "no words" (no accuracy to give)."""
+    count = report[f"count@{threshold}"]
+    if count == 0:
+        return "no words"
+    return (f"coverage {100 * report[f'coverage@{threshold}']:.1f}% ({count} "
+            f"word{'s' if count != 1 else ''}) accuracy {100 * report[f'accuracy@{threshold}']:.2f}%")
+
+
 def format_calibration(result: Dict[str, Any]) -> str:
     lines = [f"{result['component']}: {result['sentences']} dev sentences, "
              f"{result['before']['words']} words"]
     for key in ("before", "after"):
         r, t = result[key], result["temperature_before" if key == "before" else "temperature"]
-        cover = "; ".join(
-            f">= {th}: coverage {100 * r[f'coverage@{th}']:.1f}% accuracy "
-            f"{100 * r[f'accuracy@{th}']:.2f}%" for th in THRESHOLDS)
+        cover = "; ".join(f">= {th}: {format_threshold(r, th)}" for th in THRESHOLDS)
         lines.append(f"{key:>6} (T = {t:.4g}): ECE {100 * r['ece']:.2f}%, head accuracy "
                      f"{100 * r['accuracy']:.2f}%, mean head_prob {100 * r['mean_prob']:.2f}%; "
                      f"{cover}")

@@ -110,7 +110,7 @@ def parse_file(
     fmt = check_parse_args(input_path, output_path, fmt, gold_tags, batch_size)
     if nlp is None:
         nlp = load_pipeline(model)
-    items, copy_attrs = read_parse_input(nlp, model, input_path, fmt, gold_tags)
+    items, copy_attrs = read_parse_input(nlp, model, input_path, fmt, gold_tags, progress=progress)
     start = time.perf_counter()
     docs, n_dropped = parse_items(nlp, fmt, items, copy_attrs, batch_size, progress)
     warn_resegmented(input_path, n_dropped)
@@ -141,9 +141,11 @@ def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold
 def read_parse_input(
     nlp: Language, model: PathLike, input_path: PathLike, fmt: str, gold_tags: bool,
     byte_range: Optional[ByteRange] = None, first_doc: int = 1,
+    progress: Optional[bool] = False,
 ) -> Tuple[List[Any], Tuple[str, ...]]:
     """The input's items (text lines, or gold Docs for CoNLL) and the tag
-    attributes copied from the file (``plan_tags``, which warns).
+    attributes copied from the file (``plan_tags``, which warns);
+    ``progress``: a bar while a CoNLL file is read (None: on a terminal).
 
     ``byte_range``: only that part of the file (``byte_ranges.split_file``),
     whose first item is number ``first_doc`` of the file; a part without
@@ -155,7 +157,7 @@ def read_parse_input(
             raise EmptyInputError(input_path, "text")
         plan_tags(nlp, parsers, None, False, input_path, model)
         return lines, ()
-    gold_docs = read_gold(input_path, nlp.vocab, fmt, byte_range)
+    gold_docs = read_gold(input_path, nlp.vocab, fmt, byte_range, progress=progress)
     plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model, first_doc)
     return gold_docs, tuple(plan.copy_attrs)
 

@@ -453,11 +453,16 @@ def _read(
 
 
 def read_conll_docs(
-    path: PathLike, vocab: Vocab, format: str = "conllu", n_sents: int = 1
+    path: PathLike, vocab: Vocab, format: str = "conllu", n_sents: int = 1,
+    progress: Optional[bool] = False,
 ) -> List[Doc]:
     """All Docs of ``read_conll``, validated; a file without any sentence
-    raises ``EmptyInputError``."""
-    docs = list(read_conll(path, vocab, format=format, n_sents=n_sents))
+    raises ``EmptyInputError``. ``progress``: a bar of the docs read
+    (``progress.progress_bar``: None = on a terminal)."""
+    from ..progress import progress_bar
+
+    docs = list(progress_bar(read_conll(path, vocab, format=format, n_sents=n_sents),
+                             desc=f"reading {Path(path).name}", unit=" docs", show=progress))
     if not docs:
         raise EmptyInputError(path)
     return docs

@@ -277,16 +277,19 @@ def _collect(ray, pending: Dict[Any, Tuple[int, int]], done: set, feed,
 
 def ray_parse(model, input_path, output_path, workers: int, address: Optional[str] = None,
               fmt: str = "auto", gold_tags: bool = False, batch_size: int = 64,
-              chunk_bytes: Optional[int] = None, driver_share: bool = True) -> Dict[str, Any]:
+              chunk_bytes: Optional[int] = None, driver_share: bool = True,
+              progress: Optional[bool] = None) -> Dict[str, Any]:
     """Parse a file (or every file of a folder) on ``workers`` Ray actors and
     write what ``parse`` writes. Returns a summary (totals and per file).
     ``chunk_bytes``: the size of the chunks (default: ``n_chunks``);
-    ``driver_share``: the driver parses the first chunks while Ray starts."""
+    ``driver_share``: the driver parses the first chunks while Ray starts;
+    ``progress``: a bar of the chunks written (None: on a terminal)."""
     require_ray()
     from ..corpus.atomic import atomic_writer
     from ..corpus.byte_ranges import ByteRange
     from ..corpus.conll import EmptyInputError
     from ..parsing import check_parse_args, warn_resegmented
+    from ..progress import progress_bar
 
     pairs = input_files(Path(input_path), Path(output_path))
     formats = [check_parse_args(inp, out, fmt, gold_tags, batch_size) for inp, out in pairs]
@@ -297,7 +300,9 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
     local.start()  # while Ray starts
     summaries = []
     cpu = {"driver": 0.0, "workers": 0.0}
-    with ray_session(workers, address) as ray:
+    bar = progress_bar(total=len(chunks), desc=f"parsing on {workers} Ray workers",
+                       unit=" chunks", show=progress)
+    with bar, ray_session(workers, address) as ray:
         actor_cls = ray.remote(num_cpus=1)(ParseWorker)
         actors = [actor_cls.remote() for _ in range(workers)]
         try:
@@ -331,6 +336,7 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
                         cpu["driver" if isinstance(result, dict) else "workers"] += part["cpu_seconds"]
                         for key in counts:
                             counts[key] += part[key]
+                        bar.update()
                     if counts["docs"] == 0:
                         raise EmptyInputError(inp, "text") if file_fmt == "text" else EmptyInputError(inp)
                     for category, message in caught:
