@@ -122,9 +122,21 @@ class BuildExt(build_ext):
             if openmp is not None and uses_openmp(ext):
                 ext.extra_compile_args += openmp[0]
                 ext.extra_link_args += openmp[1]
-        self._todo = [ext.name for ext in self.extensions if self._stale(ext)]
+        stale = [ext for ext in self.extensions if self._stale(ext)]
+        # an editable install takes the modules compiled in place when up to date
+        self._reuse = {}
+        if getattr(self, "editable_mode", False):
+            for ext in stale:
+                existing = self._inplace_module(ext)
+                target = self.get_ext_fullpath(ext.name)
+                if existing is not None and os.path.abspath(existing) != os.path.abspath(target):
+                    self._reuse[ext.name] = existing
+        self._todo = [ext.name for ext in stale if ext.name not in self._reuse]
         self._done = 0
         self._lock = threading.Lock()
+        if self._reuse:
+            print(f"spacy-mstparse: {len(self._reuse)} modules compiled in place are up to "
+                  "date: reused", flush=True)
         if self._todo:
             print(f"spacy-mstparse: compiling {len(self._todo)} of {len(self.extensions)} "
                   f"modules ({family} compiler{', OpenMP' if openmp else ''})", flush=True)
@@ -151,13 +163,11 @@ class BuildExt(build_ext):
         return path
 
     def build_extension(self, ext):
-        target = self.get_ext_fullpath(ext.name)
-        if getattr(self, "editable_mode", False) and ext.name in self._todo:
-            existing = self._inplace_module(ext)
-            if existing is not None and os.path.abspath(existing) != os.path.abspath(target):
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                shutil.copy2(existing, target)
-                return
+        if ext.name in self._reuse:
+            target = self.get_ext_fullpath(ext.name)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(self._reuse[ext.name], target)
+            return
         if ext.name in self._todo:
             with self._lock:
                 self._done += 1
