@@ -17,29 +17,34 @@ TEST_EXTRAS := test,ray,clusters
 
 install: $(VENV)/.installed
 
-$(VENV)/.built: $(SOURCES)
+$(VENV)/.build-requirements: pyproject.toml
 	test -x $(PY) || $(PYTHON3) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "== 1/3 Installing the build requirements into $(VENV)"
-	$(PY) -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires']))" > $(VENV)/build-requirements.txt
-	$(PY) -m pip install --quiet -r $(VENV)/build-requirements.txt
-	@echo "== 2/3 Compiling the Cython extensions on every core (about 4 minutes on 2 cores;"
-	@echo "   only again after a .pyx/.pxd file, setup.py or pyproject.toml changes)"
-	$(PY) setup.py -q build_ext --inplace
+	$(PY) -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires']))" > $@.txt
+	$(PY) -m pip install --quiet -r $@.txt
 	touch $@
 
+# Compiles what changed (visibly), then installs with pip, which reuses the
+# compiled modules; $(1): what pip installs ("." or ".[extras]").
+define install_package
+	@echo "== 2/3 Compiling the Cython extensions on every core (all of them: about"
+	@echo "   4 minutes on 2 cores; later only what a .pyx/.pxd change touches)"
+	$(PY) setup.py -q build_ext --inplace
+	@echo "== 3/3 Installing spacy-mstparse (editable) from $(1) and its dependencies"
+	$(PY) -m pip install --no-build-isolation -e "$(1)"
+endef
+
 # The package alone: what the demo (and a user) needs, no Ray, no pandas / pyarrow.
-$(VENV)/.installed: $(VENV)/.built
-	@echo "== 3/3 Installing spacy-mstparse (editable) and its dependencies"
-	$(PY) -m pip install --no-build-isolation -e .
+$(VENV)/.installed: $(VENV)/.build-requirements $(SOURCES)
+	$(call install_package,.)
 	touch $@
 
 # The package with the extras the test suite uses.
 install-test: $(VENV)/.installed-test
 
-$(VENV)/.installed-test: $(VENV)/.built
-	@echo "== 3/3 Installing spacy-mstparse (editable) with the extras [$(TEST_EXTRAS)]"
-	$(PY) -m pip install --no-build-isolation -e ".[$(TEST_EXTRAS)]"
+$(VENV)/.installed-test: $(VENV)/.build-requirements $(SOURCES)
+	$(call install_package,.[$(TEST_EXTRAS)])
 	touch $(VENV)/.installed $@
 
 # The `demo` workflow of project.yml on the bundled EWT sample: convert it,

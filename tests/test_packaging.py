@@ -81,7 +81,7 @@ def test_make_demo_installs_the_base_package_and_make_test_the_extras(tmp_path):
         return [line for line in out.stdout.splitlines() if "pip install" in line]
 
     demo, test = dry_run("demo"), dry_run("test")
-    editable = re.compile(r"pip install .*-e (\S+)")
+    editable = re.compile(r"pip install .*-e \"?([^\"\s]+)")
     demo_targets = [m.group(1) for m in map(editable.search, demo) if m]
     test_targets = [m.group(1) for m in map(editable.search, test) if m]
     assert demo_targets == ["."], demo
