@@ -98,7 +98,7 @@ def test_parse_conllu_matches_evaluate(gold_metrics, trained_pipeline, sample_de
     assert len(parsed) == len(gold) == 200
     for p, g in zip(parsed, gold):
         assert [t.text for t in p] == [t.text for t in g]
-        assert sum(t.dep_ == "root" for t in p) == 1
+        assert sum(t.dep_ == "ROOT" for t in p) == 1
         assert p.text == g.text
     assert "# sent_id = " in out.read_text(encoding="utf-8")
     uas, uas_all = recompute(sample_dev, out)

@@ -317,7 +317,7 @@ class ArcStandardSVM(DependencyPipe):
         decorated by pseudo-projective lifting."""
         if self._label_cache is None or self._label_cache[0] != self.inventory["labels"]:
             labels = list(self.inventory["labels"])
-            ids = numpy.array([self.vocab.strings.add(l) for l in labels] + [0], dtype="uint64")
+            ids = self.label_string_ids(labels)
             decorated = numpy.array([nonproj.DELIMITER in l for l in labels] + [False])
             self._label_cache = (labels, ids, decorated)
         return self._label_cache[1], self._label_cache[2]

@@ -30,6 +30,7 @@ from typing import Optional
 
 from spacy.tokens import Doc, Token
 
+from ..corpus.conll import doc_label
 from ..features.doc_arrays import SUPERTAG_ATTR
 from ..graph.constraints import Constraints
 
@@ -92,7 +93,7 @@ def has_constraints(doc: Doc) -> bool:
 
 def annotate(pipe, doc: Doc, chunks, parses) -> None:
     """Write probabilities and k-best lists (when asked for) into the doc."""
-    labels = pipe.cfg["labels"]
+    labels = [doc_label(label) for label in pipe.cfg["labels"]]
     if pipe.cfg["probabilities"]:
         arc_probs = []
         for (start, end, _), parse in zip(chunks, parses):

@@ -274,8 +274,7 @@ class MSTParser(DependencyPipe):
                 for (start, end, _), sentence in zip(chunks, sentences)]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        strings = self.vocab.strings  # label string ids; label -1 (none) -> "" (0)
-        label_ids = numpy.array([strings.add(x) for x in self.cfg["labels"]] + [0], dtype="uint64")
+        strings, label_ids = self.vocab.strings, self.label_string_ids(self.cfg["labels"])
         for doc, (chunks, parses) in zip(docs, predictions):
             if not chunks:
                 continue

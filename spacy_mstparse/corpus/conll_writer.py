@@ -9,7 +9,9 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from spacy.tokens import Doc
 
 from .atomic import atomic_write_text
-from .conll_reader import SPACE_AFTER_NO, USER_DATA_KEY, PathLike, find_cycle
+from .conll_reader import (
+    ROOT_LABEL, SPACE_AFTER_NO, UD_ROOT_LABEL, USER_DATA_KEY, PathLike, find_cycle,
+)
 
 
 class InvalidTreeError(ValueError):
@@ -189,7 +191,7 @@ def _render_doc(
             if not dep:
                 head, deprel = "_", "_"
             elif token.head.i == i:
-                head, deprel = "0", "root"
+                head, deprel = "0", UD_ROOT_LABEL
             else:
                 head_i = token.head.i
                 if not start <= head_i < end:
@@ -197,7 +199,7 @@ def _render_doc(
                         f"token {i} ({form!r}) has its head {head_i} outside its sentence "
                         f"(tokens {start}..{end - 1})"
                     )
-                head, deprel = str(head_i - start + 1), dep
+                head, deprel = str(head_i - start + 1), UD_ROOT_LABEL if dep == ROOT_LABEL else dep
             misc = misc_col[word_id - 1] if misc_col is not None else "_"
             if word_id not in in_mwt:
                 misc = _set_space_after(misc, not token.whitespace_)
