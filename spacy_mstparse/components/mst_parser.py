@@ -36,7 +36,8 @@ from ..graph.analysis import analyse
 from ..scoring import score_parse
 from . import extensions, mst_explain, mst_inputs, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
-from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
+from ..setting_types import check_settings, config_errors
+from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, default_setting
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
@@ -50,11 +51,13 @@ RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
     default_config=DEFAULT_CONFIG,
     default_score_weights=SCORE_WEIGHTS,
 )
-def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
-                    features: FeatureConfig, label_buckets: int, max_sentence_length: int,
-                    nonprojective_threshold: float, scorer: Optional[Callable],
-                    probabilities: bool, n_best: int, n_threads: int,
-                    quantize_weights: bool, parallel_batch: int, replicas: int):
+def make_mst_parser(nlp: Language, name: str, decoder: T["decoder"], order: T["order"], learner,
+                    features: T["features"], label_buckets: T["label_buckets"],
+                    max_sentence_length: T["max_sentence_length"],
+                    nonprojective_threshold: T["nonprojective_threshold"], scorer: T["scorer"],
+                    probabilities: T["probabilities"], n_best: T["n_best"],
+                    n_threads: T["n_threads"], quantize_weights: T["quantize_weights"],
+                    parallel_batch: T["parallel_batch"], replicas: T["replicas"]):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -71,7 +74,8 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     replicas: weight copies trained on reordered streams (graph/replicas.py).
     """
     settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
-    return MSTParser(nlp.vocab, name, **settings)
+    with config_errors(f"components.{name}"):  # checks of several settings together
+        return MSTParser(nlp.vocab, name, **settings)
 
 
 class MSTParser(DependencyPipe):
@@ -96,15 +100,13 @@ class MSTParser(DependencyPipe):
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
         self.learner = default_setting("learner") if learner is None else learner
         self.features = default_setting("features") if features is None else features
+        check_settings(name, {**self.cfg, "features": self.features}, T)
         try:
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",),
                                       self.features.sibling_stops)
             check_replicas(self.learner, self.cfg["replicas"])
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
-        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
-        if min(self.cfg[k] for k in positive) < 1:
-            raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
                         feature_choice=None, feature_report=None)
         self.vocab = vocab

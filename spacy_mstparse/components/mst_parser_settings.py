@@ -1,12 +1,18 @@
 """The settings of an ``mst_parser`` component: the factory's
 ``DEFAULT_CONFIG`` (the one source of every default, for the factory, the
-component's constructor and the docs) and the settings a trained model fixes.
+component's constructor and the docs), the type of each setting (which
+spaCy's config validation checks: ``setting_types``) and the settings a
+trained model fixes.
 """
+from typing import Callable, Optional
+
 from spacy import registry
 
 from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
-from ..features.config import DEFAULT_N_BUCKETS
+from ..decoders.dispatch import DECODERS
+from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..graph.training import DEFAULT_PARALLEL_BATCH
+from ..setting_types import TABLE_SIZE, number_in, one_of, positive_int
 
 # Settings that define the trained model: a load-time config must match.
 MODEL_SETTINGS = ("order", "label_buckets")
@@ -30,6 +36,25 @@ DEFAULT_CONFIG = {
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
+}
+
+
+# The factory's type hints (a new setting gets its type here; setting_types.py
+# says how). The learner is any @mst_learners object.
+SETTING_TYPES = {
+    "decoder": one_of(*sorted(DECODERS), "auto"),
+    "order": one_of(1, 2, 3),
+    "features": FeatureConfig,
+    "label_buckets": TABLE_SIZE,
+    "max_sentence_length": positive_int,
+    "nonprojective_threshold": number_in(0, 1),
+    "scorer": Optional[Callable],
+    "probabilities": bool,
+    "n_best": positive_int,
+    "n_threads": positive_int,
+    "quantize_weights": bool,
+    "parallel_batch": positive_int,
+    "replicas": positive_int,
 }
 
 
