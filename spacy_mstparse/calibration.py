@@ -161,9 +161,13 @@ def format_calibration(result: Dict[str, Any]) -> str:
 
 def explain_sentence(model: PathLike, path: PathLike, sent: int, word: int, *,
                      gold_tags: bool = False, fmt: str = "conllu",
-                     component: Optional[str] = None) -> Dict[str, Any]:
+                     component: Optional[str] = None) -> Any:
     """Explain word ``word`` (1-based CoNLL ID) of sentence ``sent``
-    (1-based) of a CoNLL file."""
+    (1-based) of a CoNLL file: a ``graph.explain.Explanation`` whose
+    ``format(conll_ids=True)`` numbers words by CoNLL ID (the parsed doc is
+    the file's sentence)."""
+    import dataclasses
+
     nlp = load_pipeline(model)
     name, pipe = _mst_parser(nlp, model, component)
     gold = list(read_conll(path, nlp.vocab, format=fmt, n_sents=1))
@@ -173,5 +177,5 @@ def explain_sentence(model: PathLike, path: PathLike, sent: int, word: int, *,
         raise EvaluationError(f"sentence {sent} of {path} has {len(gold[sent - 1])} words; "
                               f"--word must be 1..{len(gold[sent - 1])}")
     docs = _annotated_inputs(nlp, name, gold[sent - 1:sent], gold_tags)
-    return pipe.explain(docs[0], word - 1)
+    return dataclasses.replace(pipe.explain(docs[0], word - 1), sentence_start=0)
 

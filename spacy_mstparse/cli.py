@@ -251,9 +251,9 @@ def explain_command(
     component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
 ) -> None:
     """Explain an mst_parser's head and label for one word: the features that
-    fired for the chosen and the best competing head / label, with weights."""
+    fired for the chosen and the best competing head / label, with weights.
+    Words are numbered by CoNLL ID (ROOT = the root), as --word."""
     from .calibration import explain_sentence
-    from .graph.explain import format_explanation
 
     try:
         with user_errors(format.value, io_problem="Could not read a file"), warnings_to_stderr():
@@ -261,7 +261,7 @@ def explain_command(
                                     fmt=format.value, component=component)
     except ValueError as err:  # a sentence or word number outside the file
         fail(str(err))
-    typer.echo(format_explanation(expl, expl["names"], top=top))
+    typer.echo(expl.format(top=top, conll_ids=True))  # CoNLL IDs, as --word
 
 
 @app.command("clusters")
