@@ -193,7 +193,9 @@ def parse_command(
 @app.command("show")
 def show_command(
     model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
-    input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="CoNLL-U file"),
+    input_path: Path = typer.Argument(
+        ..., exists=True, dir_okay=False,
+        help="CoNLL-U / CoNLL-X file, or plain text (one document per line)"),
     n: int = typer.Option(3, "--n", "-n", min=1, help="How many sentences to show"),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Write a displaCy SVG of the first sentence to this file"),
     gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the file's tags"),
@@ -203,14 +205,19 @@ def show_command(
     n_best: int = typer.Option(5, "--n-best", help="Trees drawn by --view kbest"),
     min_prob: float = typer.Option(
         0.05, "--min-prob", min=0.0, max=1.0, help="Least probability of a head drawn by --view probs"),
+    format: ParseFormat = typer.Option(
+        ParseFormat.auto, "--format", "-f",
+        help="Input format; auto: .conllu -> conllu, .conll/.conllx -> conllx, else text",
+    ),
 ) -> None:
-    """Print the parses of the first sentences of a CoNLL-U file."""
+    """Print the parses of the first sentences of a CoNLL-U / CoNLL-X file
+    (on its words) or of plain text (through the whole pipeline, as parse)."""
     from .display import show
 
     try:
-        with user_errors("conllu"), warnings_to_stderr():
+        with user_errors(), warnings_to_stderr():
             show(model, input_path, n=n, svg_path=svg, gold_tags=gold_tags, view=view,
-                 n_best=n_best, min_prob=min_prob)
+                 n_best=n_best, min_prob=min_prob, fmt=format.value)
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
 

@@ -5,7 +5,9 @@ reusing its trees) or a plain text file (one document per non-empty line,
 tokenized and annotated by the whole pipeline) and writes CoNLL-U with the
 predicted HEAD / DEPREL (the enhanced graph left out: DEPS "_", no empty
 nodes); every sentence must be one tree with one root, else nothing is
-written.
+written. A document of plain text says which input line it is (``# newdoc
+id = line12``, sentences ``line12-1``, ``line12-2``, ..., each with its
+``# text``).
 
 Expected input problems raise ``EvaluationError`` (``pipeline_input``);
 nothing is written until every sentence has been rendered, atomically.
@@ -14,7 +16,7 @@ import copy
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -23,6 +25,7 @@ from .corpus.atomic import atomic_write_text, check_not_input
 from .corpus.byte_ranges import ByteRange, raw_lines
 from .corpus.conll import (
     FORMAT_NAMES,
+    NEWDOC_ID_KEY,
     USER_DATA_KEY,
     EmptyInputError,
     InvalidTreeError,
@@ -42,11 +45,25 @@ def detect_format(path: PathLike) -> str:
     return EXTENSION_FORMATS.get(Path(path).suffix.lower(), "text")
 
 
-def _read_text(path: PathLike, byte_range: Optional[ByteRange] = None) -> List[str]:
-    """The non-empty lines of a UTF-8 text file (or of a byte range of it),
-    whitespace normalized."""
+class TextLine(NamedTuple):
+    """A non-empty line of a plain-text input: its number in the file, its text."""
+    line: int
+    text: str
+
+
+def text_doc_id(line: int) -> str:
+    """The ``# newdoc id`` of the document on input line ``line``."""
+    return f"line{line}"
+
+
+def read_text(path: PathLike, byte_range: Optional[ByteRange] = None,
+              limit: Optional[int] = None) -> List[TextLine]:
+    """The non-empty lines of a UTF-8 text file (or of a byte range of it;
+    the first ``limit`` ones), whitespace normalized, with their line numbers."""
     lines = []
     for line_no, raw in raw_lines(path, byte_range):
+        if limit is not None and len(lines) >= limit:
+            break
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as err:
@@ -57,7 +74,7 @@ def _read_text(path: PathLike, byte_range: Optional[ByteRange] = None) -> List[s
         # whitespace tokens (tabs, several spaces).
         line = " ".join(line.split())
         if line:
-            lines.append(line)
+            lines.append(TextLine(line_no, line))
     return lines
 
 
@@ -122,11 +139,17 @@ def parse_file(
 def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold_tags: bool,
                      batch_size: int) -> str:
     """The checks made before the pipeline loads; returns the resolved format."""
-    if fmt not in PARSE_FORMATS:
-        raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
     if batch_size < 1:
         raise EvaluationError(f"batch_size must be >= 1, got {batch_size}")
     check_not_input(output_path, input_path)
+    return input_format(input_path, fmt, gold_tags)
+
+
+def input_format(input_path: PathLike, fmt: str, gold_tags: bool) -> str:
+    """The format of an input file ("auto": by its extension, plain text
+    unless it looks like CoNLL); gold tags need a CoNLL input."""
+    if fmt not in PARSE_FORMATS:
+        raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
     if fmt == "auto":
         fmt = detect_format(input_path)
         if fmt == "text":
@@ -150,7 +173,7 @@ def read_parse_input(
     items gives none (an empty file is an error only as a whole)."""
     parsers = parser_components(nlp, model)
     if fmt == "text":
-        lines = _read_text(input_path, byte_range)
+        lines = read_text(input_path, byte_range)
         if not lines and byte_range is None:
             raise EmptyInputError(input_path, "text")
         plan_tags(nlp, parsers, None, False, input_path, model)
@@ -171,10 +194,14 @@ def parse_items(
 ) -> Tuple[List[Doc], int]:
     """Run the pipeline on text lines or gold Docs (``read_parse_input``);
     returns the parsed Docs, with the input's comments, multiword tokens and
-    MISC where the sentences still match, and how many did not.
+    MISC where the sentences still match, and how many did not; a text line
+    read with its number (a ``TextLine``) gives a Doc with its document id.
     ``first_doc``: the number of the first item in the file (messages)."""
     if fmt == "text":
-        docs = [nlp.make_doc(line) for line in items]
+        docs = [nlp.make_doc(item.text if isinstance(item, TextLine) else item) for item in items]
+        for doc, item in zip(docs, items):
+            if isinstance(item, TextLine):
+                doc.user_data[NEWDOC_ID_KEY] = text_doc_id(item.line)
         docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
         return docs, 0
     docs, _, _ = run_on_gold(nlp, items, copy_attrs, batch_size, progress=progress,

@@ -52,7 +52,12 @@ Writing
     sentence (when ``user_data`` matches the Doc) or per ``doc.sents``; a Doc
     with neither sentence starts nor dependencies is one sentence. Comments,
     multiword tokens, empty nodes, DEPS and MISC come back from ``user_data``;
-    ``SpaceAfter=No`` always follows the Doc's whitespace. FEATS are written in
+    ``SpaceAfter=No`` always follows the Doc's whitespace. A Doc without
+    stored comments gets ``# sent_id`` (numbered across the Docs) and
+    ``# text`` per sentence; with ``user_data[NEWDOC_ID_KEY]`` (e.g. a line of
+    plain text) it starts with ``# newdoc id = ID``, its sentences are
+    ``ID-1``, ``ID-2``, ... and its last word has no ``SpaceAfter=No`` (a
+    document ends there). FEATS are written in
     UD order (case-insensitive by feature name). Root words get DEPREL "root"
     (UD's name for spaCy's ``ROOT``);
     words without a dependency label get HEAD and DEPREL "_". Each sentence
@@ -68,6 +73,7 @@ from .conll_reader import (
     ConllFormatError,
     EmptyInputError,
     USER_DATA_KEY,
+    NEWDOC_ID_KEY,
     FORMATS,
     CONLLU_COLUMNS,
     CONLLX_COLUMNS,
@@ -94,6 +100,7 @@ __all__ = [
     "ConllFormatError",
     "EmptyInputError",
     "USER_DATA_KEY",
+    "NEWDOC_ID_KEY",
     "FORMATS",
     "CONLLU_COLUMNS",
     "CONLLX_COLUMNS",

@@ -16,6 +16,9 @@ from spacy.vocab import Vocab
 from .byte_ranges import ByteRange, raw_lines
 
 USER_DATA_KEY = "spacy_mstparse.conll"
+# A Doc parsed from plain text may say which document it is (e.g. "line12",
+# its input line): the writer then starts it with "# newdoc id = ...".
+NEWDOC_ID_KEY = "spacy_mstparse.newdoc_id"
 FORMATS = ("conllu", "conllx")
 CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 CONLLX_COLUMNS = ("ID", "FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS", "HEAD", "DEPREL", "PHEAD", "PDEPREL")

@@ -10,7 +10,7 @@ from spacy.tokens import Doc
 
 from .atomic import atomic_write_text
 from .conll_reader import (
-    ROOT_LABEL, SPACE_AFTER_NO, UD_ROOT_LABEL, USER_DATA_KEY, PathLike, find_cycle,
+    NEWDOC_ID_KEY, ROOT_LABEL, SPACE_AFTER_NO, UD_ROOT_LABEL, USER_DATA_KEY, PathLike, find_cycle,
 )
 
 
@@ -144,6 +144,7 @@ def _render_doc(
     doc: Doc, enhanced_deps: bool, check_trees: bool, first_number: int, sent_id_prefix: str = ""
 ) -> Tuple[str, int]:
     stored = _stored_sentences(doc)
+    newdoc_id = doc.user_data.get(NEWDOC_ID_KEY) if stored is None else None
     blocks = []
     bounds = sentence_bounds(doc)
     for k, (start, end) in enumerate(bounds):
@@ -167,7 +168,12 @@ def _render_doc(
             deps_col = info.get("deps") if enhanced_deps else None
         else:  # no stored comments (e.g. parsed raw text): UD requires sent_id and text
             text = " ".join(doc[start:end].text.split())
-            lines.append(f"# sent_id = {sent_id_prefix}{first_number + k}")
+            if newdoc_id is None:
+                lines.append(f"# sent_id = {sent_id_prefix}{first_number + k}")
+            else:  # the document's id, and sentence ids it numbers
+                if k == 0:
+                    lines.append(f"# newdoc id = {newdoc_id}")
+                lines.append(f"# sent_id = {sent_id_prefix}{newdoc_id}-{k + 1}")
             lines.append(f"# text = {text}")
             mwts, empty, misc_col, deps_col = {}, {}, None, None
         in_mwt = set()
@@ -201,8 +207,9 @@ def _render_doc(
                     )
                 head, deprel = str(head_i - start + 1), UD_ROOT_LABEL if dep == ROOT_LABEL else dep
             misc = misc_col[word_id - 1] if misc_col is not None else "_"
-            if word_id not in in_mwt:
-                misc = _set_space_after(misc, not token.whitespace_)
+            if word_id not in in_mwt:  # a document ends without SpaceAfter=No
+                misc = _set_space_after(misc, not token.whitespace_ and not (
+                    newdoc_id is not None and i == len(doc) - 1))
             cols = [
                 str(word_id),
                 form,
