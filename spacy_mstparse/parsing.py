@@ -45,9 +45,10 @@ def detect_format(path: PathLike) -> str:
     return EXTENSION_FORMATS.get(Path(path).suffix.lower(), "text")
 
 
-class TextLine(NamedTuple):
-    """A non-empty line of a plain-text input: its number in the file, its text."""
-    line: int
+class TextDoc(NamedTuple):
+    """A document of plain text and its id (``# newdoc id``; None: none),
+    e.g. a line of a text file named by its number (``text_doc_id``)."""
+    doc_id: Optional[str]
     text: str
 
 
@@ -57,9 +58,10 @@ def text_doc_id(line: int) -> str:
 
 
 def read_text(path: PathLike, byte_range: Optional[ByteRange] = None,
-              limit: Optional[int] = None) -> List[TextLine]:
+              limit: Optional[int] = None) -> List[TextDoc]:
     """The non-empty lines of a UTF-8 text file (or of a byte range of it;
-    the first ``limit`` ones), whitespace normalized, with their line numbers."""
+    the first ``limit`` ones), whitespace normalized, named by their line
+    numbers."""
     lines = []
     for line_no, raw in raw_lines(path, byte_range):
         if limit is not None and len(lines) >= limit:
@@ -74,7 +76,7 @@ def read_text(path: PathLike, byte_range: Optional[ByteRange] = None,
         # whitespace tokens (tabs, several spaces).
         line = " ".join(line.split())
         if line:
-            lines.append(TextLine(line_no, line))
+            lines.append(TextDoc(text_doc_id(line_no), line))
     return lines
 
 
@@ -194,14 +196,14 @@ def parse_items(
 ) -> Tuple[List[Doc], int]:
     """Run the pipeline on text lines or gold Docs (``read_parse_input``);
     returns the parsed Docs, with the input's comments, multiword tokens and
-    MISC where the sentences still match, and how many did not; a text line
-    read with its number (a ``TextLine``) gives a Doc with its document id.
+    MISC where the sentences still match, and how many did not; a text
+    given as a ``TextDoc`` with an id gives a Doc with that document id.
     ``first_doc``: the number of the first item in the file (messages)."""
     if fmt == "text":
-        docs = [nlp.make_doc(item.text if isinstance(item, TextLine) else item) for item in items]
+        docs = [nlp.make_doc(item.text if isinstance(item, TextDoc) else item) for item in items]
         for doc, item in zip(docs, items):
-            if isinstance(item, TextLine):
-                doc.user_data[NEWDOC_ID_KEY] = text_doc_id(item.line)
+            if isinstance(item, TextDoc) and item.doc_id is not None:
+                doc.user_data[NEWDOC_ID_KEY] = item.doc_id
         docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
         return docs, 0
     docs, _, _ = run_on_gold(nlp, items, copy_attrs, batch_size, progress=progress,

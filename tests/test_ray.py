@@ -197,13 +197,16 @@ def test_parse_batch_for_ray_data(inputs, tagged_pipeline, tmp_path):
     parse = ParseBatch(str(tagged_pipeline))
     out = parse({"text": lines[:3] + ["  "] + lines[3:], "id": list(range(len(lines) + 1))})
     assert out["conllu"][3] == "" and list(out["id"]) == list(range(len(lines) + 1))
-    # the same parses as ``parse``; sent_ids numbered per row after the row's id
+    # the same parses as ``parse``; documents named by the row's id (parse: by
+    # the input line), sent_ids numbered per row after it
     def without_ids(text):
-        return [line for line in text.splitlines() if not line.startswith("# sent_id = ")]
+        return [line for line in text.splitlines()
+                if not line.startswith(("# sent_id = ", "# newdoc id = "))]
 
     assert without_ids("".join(out["conllu"])) == without_ids(reference.read_text(encoding="utf8"))
     sent_ids = [line for line in "".join(out["conllu"]).splitlines() if line.startswith("# sent_id")]
     assert sent_ids[0] == "# sent_id = 0-1" and len(set(sent_ids)) == len(sent_ids)
+    assert "".join(out["conllu"]).startswith("# newdoc id = 0\n")
     validator = REPO.parent / "shared" / "tools" / "ud" / "validate.py"
     if validator.is_file():  # parsed raw text is valid UD (sent_id and text comments)
         check = subprocess.run([sys.executable, str(validator), "--lang", "en", "--level", "2",

@@ -391,16 +391,15 @@ class ParseBatch:
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
         import numpy
 
-        from ..parsing import parse_items, render_parses
+        from ..parsing import TextDoc, parse_items, render_parses
 
         texts = [" ".join(str(t).split()) for t in batch[self.text_column]]
         rows = [i for i, t in enumerate(texts) if t]
-        docs, _ = parse_items(self.nlp, "text", [texts[i] for i in rows], (), self.batch_size,
-                              progress=False)
+        ids = batch.get(self.id_column)  # the documents' ids (# newdoc id, sent_id ID-k)
+        docs, _ = parse_items(self.nlp, "text", [TextDoc(None if ids is None else str(ids[i]),
+                                                         texts[i]) for i in rows],
+                              (), self.batch_size, progress=False)
         out = [""] * len(texts)
-        ids = batch.get(self.id_column)
         for i, doc in zip(rows, docs):
-            prefix = f"{ids[i]}-" if ids is not None else ""
-            out[i] = render_parses([doc], "a Ray Data batch", "the output column",
-                                   sent_id_prefix=prefix)
+            out[i] = render_parses([doc], "a Ray Data batch", "the output column")
         return {**batch, self.output_column: numpy.array(out, dtype=object)}
