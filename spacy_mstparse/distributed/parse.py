@@ -373,9 +373,10 @@ class ParseBatch:
 
     Each row's ``text_column`` is one document (whitespace normalized, as a
     line of a text file given to ``parse``); ``output_column`` gets its
-    CoNLL-U (empty for an empty text), whose sentences are numbered from 1
-    in ``# sent_id``, after "<id>-" when the batch has an ``id_column``
-    (so the ids stay unique across rows). The pipeline loads once per instance."""
+    CoNLL-U (empty for an empty text): a document (``# newdoc id``) named
+    by the row's ``id_column`` (without one: its index in the batch), whose
+    sentences are ``<id>-1``, ``<id>-2``, ... in ``# sent_id`` (so the ids
+    stay unique across rows with ids). The pipeline loads once per instance."""
 
     def __init__(self, model, text_column: str = "text", output_column: str = "conllu",
                  batch_size: int = 64, id_column: str = "id"):
@@ -396,7 +397,7 @@ class ParseBatch:
         texts = [" ".join(str(t).split()) for t in batch[self.text_column]]
         rows = [i for i, t in enumerate(texts) if t]
         ids = batch.get(self.id_column)  # the documents' ids (# newdoc id, sent_id ID-k)
-        docs, _ = parse_items(self.nlp, "text", [TextDoc(None if ids is None else str(ids[i]),
+        docs, _ = parse_items(self.nlp, "text", [TextDoc(str(i if ids is None else ids[i]),
                                                          texts[i]) for i in rows],
                               (), self.batch_size, progress=False)
         out = [""] * len(texts)
