@@ -10,7 +10,7 @@ columns) or that returns an invalid tree. Nothing is written then.
     evaluate  attachment scores and parser speed of a pipeline on a treebank
     parse     parse a CoNLL-U / CoNLL-X / text file, write CoNLL-U
     show      print the parses of a few sentences (and a displaCy SVG)
-    calibrate fit an mst_parser's probability temperature on a dev set
+    calibrate re-fit an mst_parser's probability temperatures on a treebank
     explain   the features behind one word's head and label
     clusters  induce word classes (Brown-style bit paths) from text and treebanks
     ray-train train an mst_parser on a Ray cluster (parameter mixing)
@@ -226,9 +226,10 @@ def calibrate_command(
     component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report only; do not write the model"),
 ) -> None:
-    """Fit the temperature of an mst_parser's arc probabilities on a dev set
-    (gold-head log-likelihood) and save it in the model; prints the ECE
-    (15 bins) and accuracy/coverage at head_prob >= 0.9 and 0.99 before and after."""
+    """Re-fit an mst_parser's head and label temperatures on a treebank
+    (training already fits them on its dev corpus) and save them in the
+    model; prints the ECE (15 bins) of head_prob and dep_prob and
+    accuracy/coverage at >= 0.9 and 0.99 before and after."""
     from .calibration import calibrate, format_calibration
 
     with user_errors(format.value, io_problem="Could not read or write a file"), warnings_to_stderr():
@@ -236,7 +237,10 @@ def calibrate_command(
                            component=component, write=not dry_run)
     typer.echo(format_calibration(result))
     if not dry_run:
-        typer.echo(f"\u2714 temperature {result['temperature']:.4g} written to {result['written_to']}")
+        label = (f", label temperature {result['label']['temperature']:.4g}"
+                 if "label" in result else "")
+        typer.echo(f"\u2714 head temperature {result['head']['temperature']:.4g}{label} "
+                   f"written to {result['written_to']}")
 
 
 @app.command("explain")
