@@ -172,6 +172,13 @@ def parse_command(
         help="Input format; auto: .conllu -> conllu, .conll/.conllx -> conllx, else text",
     ),
     batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
+    probs: bool = typer.Option(
+        False, "--probs", help="Write each word's HeadProb / DepProb into MISC"),
+    min_prob: Optional[float] = typer.Option(
+        None, "--min-prob", min=0.0, max=1.0,
+        help="Selective parsing: also mark the words whose head probability (with --joint: "
+        "head x label) is at least this with Confident=Yes in MISC, the others Confident=No"),
+    joint: bool = typer.Option(False, "--joint", help="--min-prob on head_prob x dep_prob"),
 ) -> None:
     """Parse a file with a pipeline and write the predicted trees as CoNLL-U."""
     from .parsing import parse_file
@@ -180,7 +187,8 @@ def parse_command(
         with user_errors(), warnings_to_stderr():
             summary = parse_file(
                 model, input_path, output_path, fmt=format.value, gold_tags=gold_tags,
-                batch_size=batch_size,
+                batch_size=batch_size, probabilities=probs or min_prob is not None,
+                min_prob=min_prob, joint=joint,
             )
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
@@ -188,6 +196,9 @@ def parse_command(
         f"\u2714 Parsed {summary['input']} ({summary['format']}): {summary['docs']} docs, "
         f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']}"
     )
+    if min_prob is not None:
+        typer.echo(f"  {summary['confident']} words ({100 * summary['confident_share']:.1f}%) "
+                   f"with {'head x label' if joint else 'head'} probability >= {min_prob:g}")
 
 
 @app.command("show")
