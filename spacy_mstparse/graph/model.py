@@ -61,7 +61,7 @@ class GraphModel:
     # Order 3: heads kept per word (by arc score) when keep_heads is 0, in
     # training and prediction. TurboParser keeps at most 10 by a separate
     # first-order pruner; ranked by this model's own arc part, 10 cost 1.3
-    # UAS on EWT dev against 30 (BENCHMARKS.md, "Grandparent factors").
+    # UAS on EWT dev against 30 (benchmarks/results/grandparents_keep30.json).
     GRAND_KEEP_HEADS = 30
 
     def __init__(
