@@ -10,7 +10,7 @@ columns) or that returns an invalid tree. Nothing is written then.
     evaluate  attachment scores and parser speed of a pipeline on a treebank
     parse     parse a CoNLL-U / CoNLL-X / text file, write CoNLL-U
     show      print the parses of a few sentences (and a displaCy SVG)
-    calibrate fit an mst_parser's probability temperature on a dev set
+    calibrate re-fit an mst_parser's probability temperatures on a treebank
     explain   the features behind one word's head and label
     clusters  induce word classes (Brown-style bit paths) from text and treebanks
     ray-train train an mst_parser on a Ray cluster (parameter mixing)
@@ -172,6 +172,13 @@ def parse_command(
         help="Input format; auto: .conllu -> conllu, .conll/.conllx -> conllx, else text",
     ),
     batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
+    probs: bool = typer.Option(
+        False, "--probs", help="Write each word's HeadProb / DepProb into MISC"),
+    min_prob: Optional[float] = typer.Option(
+        None, "--min-prob", min=0.0, max=1.0,
+        help="Selective parsing: also mark the words whose head probability (with --joint: "
+        "head x label) is at least this with Confident=Yes in MISC, the others Confident=No"),
+    joint: bool = typer.Option(False, "--joint", help="--min-prob on head_prob x dep_prob"),
 ) -> None:
     """Parse a file with a pipeline and write the predicted trees as CoNLL-U."""
     from .parsing import parse_file
@@ -180,7 +187,8 @@ def parse_command(
         with user_errors(), warnings_to_stderr():
             summary = parse_file(
                 model, input_path, output_path, fmt=format.value, gold_tags=gold_tags,
-                batch_size=batch_size,
+                batch_size=batch_size, probabilities=probs or min_prob is not None,
+                min_prob=min_prob, joint=joint,
             )
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
@@ -188,6 +196,9 @@ def parse_command(
         f"\u2714 Parsed {summary['input']} ({summary['format']}): {summary['docs']} docs, "
         f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']}"
     )
+    if min_prob is not None:
+        typer.echo(f"  {summary['confident']} words ({100 * summary['confident_share']:.1f}%) "
+                   f"with {'head x label' if joint else 'head'} probability >= {min_prob:g}")
 
 
 @app.command("show")
@@ -233,9 +244,10 @@ def calibrate_command(
     component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report only; do not write the model"),
 ) -> None:
-    """Fit the temperature of an mst_parser's arc probabilities on a dev set
-    (gold-head log-likelihood) and save it in the model; prints the ECE
-    (15 bins) and accuracy/coverage at head_prob >= 0.9 and 0.99 before and after."""
+    """Re-fit an mst_parser's head and label temperatures on a treebank
+    (training already fits them on its dev corpus) and save them in the
+    model; prints the ECE (15 bins) of head_prob and dep_prob and
+    accuracy/coverage at >= 0.9 and 0.99 before and after."""
     from .calibration import calibrate, format_calibration
 
     with user_errors(format.value, io_problem="Could not read or write a file"), warnings_to_stderr():
@@ -243,7 +255,10 @@ def calibrate_command(
                            component=component, write=not dry_run)
     typer.echo(format_calibration(result))
     if not dry_run:
-        typer.echo(f"\u2714 temperature {result['temperature']:.4g} written to {result['written_to']}")
+        label = (f", label temperature {result['label']['temperature']:.4g}"
+                 if "label" in result else "")
+        typer.echo(f"\u2714 head temperature {result['head']['temperature']:.4g}{label} "
+                   f"written to {result['written_to']}")
 
 
 @app.command("explain")

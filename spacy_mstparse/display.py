@@ -42,15 +42,20 @@ PathLike = Union[str, Path]
 
 
 def format_parse(doc: Union[Doc, Span]) -> str:
-    """One line per word: index, word, UPOS, head index and word, label."""
+    """One line per word: index, word, UPOS, head index and word, label, and
+    with probabilities those of the head and of the label."""
     lines = []
     for sent in doc.sents:
         lines.append(sent.text)
         for token in sent:
             head = "ROOT" if token.head.i == token.i else f"{token.head.i - sent.start + 1}:{token.head.text}"
-            lines.append(
-                f"  {token.i - sent.start + 1:>3} {token.text:<16} {token.pos_:<6} -> {head:<20} {token.dep_}"
-            )
+            line = (f"  {token.i - sent.start + 1:>3} {token.text:<16} {token.pos_:<6} "
+                    f"-> {head:<20} {token.dep_:<12}")
+            if token._.head_prob is not None:
+                line += f" p(head) {token._.head_prob:.2f}"
+                if token._.dep_prob is not None:
+                    line += f"  p(label) {token._.dep_prob:.2f}"
+            lines.append(line.rstrip())
     return "\n".join(lines)
 
 

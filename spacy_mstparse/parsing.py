@@ -33,6 +33,8 @@ from .corpus.conll import (
     guess_format,
     sentence_bounds,
 )
+from .components.mst_parser import MSTParser
+from .selective import mark_confident
 from .pipeline_input import (EvaluationError, PathLike, load_pipeline, parser_components,
                              plan_tags, read_gold, run_on_gold, run_pipeline)
 
@@ -109,6 +111,9 @@ def parse_file(
     batch_size: int = 64,
     nlp: Optional[Language] = None,
     progress: Optional[bool] = None,
+    probabilities: bool = False,
+    min_prob: Optional[float] = None,
+    joint: bool = False,
 ) -> Dict[str, Any]:
     """Parse ``input_path`` with the pipeline ``model`` and write CoNLL-U with
     the predicted trees to ``output_path``.
@@ -122,20 +127,42 @@ def parse_file(
     predicts are taken from the file (with a warning; see ``plan_tags``).
     Text input: one document per non-empty line, processed by the whole
     pipeline from its tokenizer on. Every written sentence is checked to be
-    one tree with one root. Returns a summary.
+    one tree with one root. With ``probabilities`` the mst_parser(s) write
+    each word's HeadProb / DepProb into MISC; ``min_prob`` also marks the
+    words whose head (``joint``: head x label) probability reaches it
+    (``selective.mark_confident``: MISC Confident=Yes / No). Returns a summary.
 
     The steps (``check_parse_args``, ``read_parse_input``, ``parse_items``,
     ``render_parses``) are the ones ``ray-parse`` runs on chunks."""
     fmt = check_parse_args(input_path, output_path, fmt, gold_tags, batch_size)
+    if min_prob is not None and not 0.0 <= min_prob <= 1.0:
+        raise EvaluationError(f"min_prob must be in [0, 1], got {min_prob!r}")
     if nlp is None:
         nlp = load_pipeline(model)
+    if probabilities or min_prob is not None:
+        switch_on_probabilities(nlp, model)
     items, copy_attrs = read_parse_input(nlp, model, input_path, fmt, gold_tags)
     start = time.perf_counter()
     docs, n_dropped = parse_items(nlp, fmt, items, copy_attrs, batch_size, progress)
     warn_resegmented(input_path, n_dropped)
     seconds = time.perf_counter() - start
+    confident = None if min_prob is None else sum(mark_confident(doc, min_prob, joint)
+                                                   for doc in docs)
     atomic_write_text(output_path, render_parses(docs, input_path, output_path))
-    return parse_summary(input_path, output_path, fmt, docs, seconds)
+    summary = parse_summary(input_path, output_path, fmt, docs, seconds)
+    if confident is not None:
+        summary.update(confident=confident, confident_share=confident / max(summary["tokens"], 1))
+    return summary
+
+
+def switch_on_probabilities(nlp: Language, model: PathLike) -> None:
+    """Turn on ``probabilities`` in the pipeline's mst_parser(s)."""
+    names = [name for name, proc in nlp.pipeline if isinstance(proc, MSTParser)]
+    if not names:
+        raise EvaluationError(f"{model} has no mst_parser component: probabilities come from "
+                              "an mst_parser")
+    for name in names:
+        nlp.get_pipe(name).cfg["probabilities"] = True
 
 
 def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold_tags: bool,

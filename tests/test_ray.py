@@ -248,6 +248,9 @@ def test_ray_train_writes_pipelines_spacy_loads(corpus, tmp_path, sample_dev, ca
         assert nlp.pipe_names == ["mst_parser"]
         meta = json.loads((out / name / "meta.json").read_text())
         assert meta["performance"]["dep_uas"] > 0.5
+        # calibrated on dev by the driver's evaluation, as spacy train does
+        assert meta["performance"]["head_ece"] < meta["performance"]["head_ece_t1"]
+        assert nlp.get_pipe("mst_parser").cfg["calibration"]["head"]["temperature"] != 1.0
     last = summary["epochs"][-1]["other_scores"]["dep_uas"]
     meta = json.loads((out / "model-last" / "meta.json").read_text())
     assert meta["performance"]["dep_uas"] == pytest.approx(last, abs=1e-9)

@@ -3,6 +3,21 @@
 component's constructor and the docs), the type of each setting (which
 spaCy's config validation checks: ``setting_types``) and the settings a
 trained model fixes.
+
+decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or "auto"
+    (Chu-Liu-Edmonds when more than ``nonprojective_threshold`` of the
+    training arcs are non-projective, at second order also more than 1%;
+    graph/decoder_choice.py). With ``order = 2`` the non-projective decoder
+    is the approximate second-order one.
+order: 1 (arcs), 2 (+ adjacent siblings) or 3 (+ grandparents; projective only).
+learner: a learner from the ``mst_learners`` registry.
+features: a feature set from the ``mst_features`` registry.
+label_buckets: rows of the labeler's hashed weight table (a power of two).
+max_sentence_length: longest word sequence decoded as one tree.
+replicas: weight copies trained on reordered streams (graph/replicas.py).
+Run-time settings: probabilities (token._.head_prob / dep_prob, calibrated
+at the end of training: components/mst_calibration.py), n_best, n_threads,
+quantize_weights, parallel_batch (training).
 """
 from typing import Callable, Optional
 

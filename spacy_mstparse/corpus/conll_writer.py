@@ -64,6 +64,22 @@ def _ud_feats(morph: str) -> str:
     return "|".join(features)
 
 
+def _with_probabilities(misc: str, token) -> str:
+    """MISC with the parser's ``HeadProb`` / ``DepProb`` (``probabilities =
+    true``) and ``Confident`` (``selective.mark_confident``) when set."""
+    values = []
+    for attr, key, fmt in (("head_prob", "HeadProb", "{:.4f}"), ("dep_prob", "DepProb", "{:.4f}"),
+                           ("confident", "Confident", None)):
+        value = token._.get(attr) if token.has_extension(attr) else None
+        if value is not None:
+            values.append(f"{key}={fmt.format(value) if fmt else ('Yes' if value else 'No')}")
+    if not values:
+        return misc
+    items = [item for item in ([] if misc == "_" else misc.split("|"))
+             if item.split("=", 1)[0] not in ("HeadProb", "DepProb", "Confident")]
+    return "|".join(sorted(items + values, key=lambda item: item.split("=", 1)[0].lower()))
+
+
 def _set_space_after(misc: str, no_space: bool) -> str:
     items = [] if misc == "_" else misc.split("|")
     has = SPACE_AFTER_NO in items
@@ -210,6 +226,7 @@ def _render_doc(
             if word_id not in in_mwt:  # a document ends without SpaceAfter=No
                 misc = _set_space_after(misc, not token.whitespace_ and not (
                     newdoc_id is not None and i == len(doc) - 1))
+            misc = _with_probabilities(misc, token)
             cols = [
                 str(word_id),
                 form,

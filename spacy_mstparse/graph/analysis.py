@@ -13,7 +13,7 @@ import numpy
 
 from ..decoders.dispatch import DECODERS, Factors, decode
 from .constraints import Constraints
-from .marginals import Marginals, Temperature, arc_marginals, label_probabilities, scaled_scores
+from .marginals import Marginals, Temperature, arc_marginals, scaled_scores
 
 
 class Tree(NamedTuple):
@@ -22,6 +22,7 @@ class Tree(NamedTuple):
     score: float              # the decoder's score (arcs, plus siblings for order 2)
     prob: Optional[float]     # exp(score / T - log Z) when probabilities are on (the
                               # arc score only when the marginals leave siblings out)
+    label_probs: Optional[numpy.ndarray] = None  # p(label | tree) of each word's label
 
 
 class SentenceParse:
@@ -73,13 +74,23 @@ def best_trees(decoder: str, factors: Factors, k: int = 1,
                               factors.arc, DECODERS[decoder].projective)
 
 
+def chosen_label_probs(marginals: numpy.ndarray, labels: numpy.ndarray) -> numpy.ndarray:
+    """Each word's probability of its label (float64 (n+1), entry 0 NaN)
+    from the label marginals of its tree (``GraphModel.label_marginals``)."""
+    out = numpy.full(len(labels), numpy.nan)
+    words = numpy.arange(1, len(labels))
+    out[1:] = marginals[words, numpy.maximum(labels[1:], 0)]
+    return out
+
+
 def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
-            temperature: Temperature = 1.0,
+            temperature: Temperature = 1.0, label_temperature: float = 1.0,
             constraints: Optional[Constraints] = None) -> SentenceParse:
     """Parse one encoded sentence with a ``GraphModel``: the best tree (or
     the ``n_best`` best, best first) satisfying ``constraints``, labelled,
-    with scores and, if ``probabilities``, arc and label probabilities
-    (``temperature``: one, or one per word, see ``scaled_scores``)."""
+    with scores and, if ``probabilities``, arc probabilities (``temperature``:
+    one, or one per word, see ``scaled_scores``) and each tree's label
+    probabilities (the labeler's marginals at ``label_temperature``)."""
     if n_best < 1:
         raise ValueError(f"n_best must be >= 1, got {n_best!r}")
     factors = model.scores(sentence)
@@ -108,7 +119,11 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
             prob = float(math.exp(min(0.0, modelled / marg.temperature - marg.log_z)))
         labels = model.label(sentence, heads) if model.labeler is not None else \
             numpy.full(len(heads), -1, dtype="int32")
-        trees.append(Tree(heads, labels, float(score), prob))
+        label_probs = None
+        if probabilities and model.labeler is not None:
+            label_probs = chosen_label_probs(
+                model.label_marginals(sentence, heads, label_temperature), labels)
+        trees.append(Tree(heads, labels, float(score), prob, label_probs))
     parse = SentenceParse(trees, marg)
     if marg is not None:
         best = trees[0]
@@ -116,8 +131,5 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
         head_probs = numpy.full(n + 1, numpy.nan)
         head_probs[1:] = marg.probs[best.heads[1:], numpy.arange(1, n + 1)]
         parse.head_probs = head_probs
-        if model.labeler is not None:
-            scores = model.label_scores(sentence, best.heads)
-            parse.label_probs = label_probabilities(scores, best.labels, best.heads,
-                                                    model.root_label_id)
+        parse.label_probs = best.label_probs
     return parse
