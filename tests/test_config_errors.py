@@ -144,3 +144,17 @@ def test_constrained_types_accept_exactly_their_values():
     for bad in (0, 128, 1000, 257, True, 512.0, "512", None):
         with pytest.raises(ValueError, match=r"\[x\] n = .* is not a power of two >= 256"):
             check_settings("x", {"n": bad}, hints)
+
+
+@pytest.mark.parametrize("config", sorted(p.name for p in CONFIGS.glob("*.cfg")))
+def test_shipped_configs_are_valid(config, capsys):
+    """The types reject no value the shipped configs use."""
+    sample = REPO / "assets" / "en_ewt_sample" / "dev.conllu"
+    debug_config(CONFIGS / config, overrides={"paths.train": str(sample), "paths.dev": str(sample)})
+    assert "Config is valid" in capsys.readouterr().out
+
+
+def test_missing_corpus_path_is_a_config_error(capsys):
+    with pytest.raises(SystemExit):
+        debug_config(CONFIGS / "mst_parser.cfg", overrides={})
+    check_short(capsys.readouterr().out, "paths.train")
