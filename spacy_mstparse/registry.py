@@ -18,11 +18,14 @@ from typing import Optional
 
 import spacy
 
-from .features.config import AUTO, DEFAULT_N_BUCKETS, FeatureConfig, check_tag_columns, check_use_morph
+from .features.config import (
+    AUTO, DEFAULT_N_BUCKETS, FeatureConfig, check_tag_columns, check_use_morph,
+)
 from .learners import MIRA, PassiveAggressive, Pegasos, Perceptron
 from .learners.pegasos import DEFAULT_LAM as PEGASOS_LAM
 from .setting_types import (
-    TABLE_SIZE, config_errors, constrained, int_in, non_negative_int, one_of, positive_int, positive_number,
+    TABLE_SIZE, config_errors, constrained, int_in, non_negative_int, one_of, positive_int,
+    positive_number,
 )
 
 for _name in ("mst_learners", "mst_features"):

@@ -70,7 +70,8 @@ def at_least(minimum: int) -> type:
 
 def int_in(low: int, high: int) -> type:
     """Integers from ``low`` to ``high``."""
-    return constrained(f"an integer from {low} to {high}", lambda v: _is_int(v) and low <= v <= high)
+    return constrained(f"an integer from {low} to {high}",
+                       lambda v: _is_int(v) and low <= v <= high)
 
 
 def power_of_two(minimum: int) -> type:

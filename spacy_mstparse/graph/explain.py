@@ -261,11 +261,13 @@ class Explanation:
 
     @property
     def arc_score_difference(self) -> Optional[float]:
-        return None if self.competitor is None else self.head.arc_score - self.competitor.arc_score
+        comp = self.competitor
+        return None if comp is None else self.head.arc_score - comp.arc_score
 
     @property
     def tree_score_difference(self) -> Optional[float]:
-        return None if self.competitor is None else self.head.tree_score - self.competitor.tree_score
+        comp = self.competitor
+        return None if comp is None else self.head.tree_score - comp.tree_score
 
     def to_dict(self) -> Dict[str, object]:
         return asdict(self)
@@ -288,7 +290,8 @@ class Explanation:
                 conj = f", {r['conjunction']}" if r.get("conjunction") else ""
                 extra = (f"  (vs {r['competitor_weight']:+.3f})"
                          if r.get("competitor_weight") is not None else "")
-                lines.append(f"    {r['weight']:+9.3f}  {r['template']} = {r['values']}{conj}{extra}")
+                lines.append(f"    {r['weight']:+9.3f}  {r['template']} = {r['values']}"
+                             f"{conj}{extra}")
             if len(shown) < len(rows):
                 rest = sum(r[key] or 0.0 for r in rows[len(shown):])
                 lines.append(f"    {rest:+9.3f}  ({len(rows) - len(shown)} more features)")
