@@ -1,7 +1,8 @@
 """One sentence parsed with options: the best tree or the k best (distinct,
 best first; the decoders' k-best lists: Huang & Chiang 2005 over Eisner's
 chart, Camerini et al. 1980 / Hall 2007 over all trees), among the trees
-satisfying fixed and forbidden heads (``graph.constraints``), labelled, and
+satisfying fixed and forbidden heads (``graph.constraints``; those its
+policy keeps, over the space it chooses), labelled, and
 with probabilities: each tree's exp(score / T - log Z), each word's head and
 label probability (``graph.marginals``). What the ``mst_parser`` pipe calls
 for probabilities, n-best lists and constraints. spaCy-free.
