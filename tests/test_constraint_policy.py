@@ -355,3 +355,27 @@ def test_strict_pipe_raises(trained_pipeline, gold_and_docs):
     batch, _ = constrained_batch(gold, docs)
     with pytest.raises(ValueError, match="no (projective )?tree satisfies"):
         list(nlp.pipe(batch))
+
+
+def test_on_ties_a_forbidden_arc_is_dropped_before_a_fixed_head():
+    cons = Constraints(3, {1: 2, 3: 0}, [(2, 1), (0, 2)])
+    for policy in ("drop", "nonprojective"):
+        res = resolve(cons, policy, True)
+        assert res.dropped == (("forbidden", 2, 1),)
+        assert res.constraints.fixed == {1: 2, 3: 0} and res.constraints.forbidden == {(0, 2)}
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_order_3_falls_back_to_second_order_chu_liu_edmonds(k):
+    """No non-projective decoder has grandparent factors: the fallback
+    decodes arcs and siblings (approximate), keeping every constraint."""
+    rs = np.random.RandomState(8)
+    n = 5
+    for _ in range(10):
+        arc = rs.randn(n + 1, n + 1).astype(np.float32)
+        sib, grand = (rs.randn(n + 1, n + 1, n + 1).astype(np.float32) for _ in range(2))
+        cons = Constraints(n, {3: 1, 4: 2})   # crossing
+        trees = best_trees("eisner", Factors(arc, sib, grand), k, cons, "nonprojective")
+        assert 1 <= len(trees) <= k
+        for heads in trees:
+            assert is_valid_tree(heads, single_root=True) and not cons.violations(heads)

@@ -294,9 +294,8 @@ def _minimum_hitting_set(cores: List[List[Unit]]) -> Optional[set]:
     """A smallest set meeting every core, by enumeration (first found in
     candidate order), or None when it has more than ``EXACT_DROPS`` members
     or the enumeration would try more than ``MAX_HITTING_CANDIDATES`` sets."""
-    pool = []
-    for core in cores:
-        pool.extend(u for u in core if u not in pool)
+    pool = sorted({u for core in cores for u in core},   # the order of ``units()``
+                  key=lambda u: (u[0] == "fixed", u[2], u[1]))
     for size in range(0, EXACT_DROPS + 1):
         tried = 0
         for subset in itertools.combinations(pool, size):
