@@ -14,9 +14,9 @@ fixed heads the parse kept, ConstraintWarnings, how many sentences were
 decoded over all trees (Chu-Liu-Edmonds) because no projective tree held
 their fixed arcs, and the UAS of the unfixed words (punctuation excluded,
 as ``scoring.attachment_scores``; and with punctuation) against the
-unconstrained parse's UAS of the same words; for ``drop``, how many of the
-fixed heads it left out could be attached to its tree afterwards without a
-cycle (``reattachable``: an alternative fallback, measured only). Writes
+unconstrained parse's UAS of the same words. Also an alternative fallback,
+measured only (``reattached``): ``drop``'s trees with the fixed heads they
+left out attached afterwards, where no cycle arises. Writes
 benchmarks/results/constraints.json (``--out``).
 
     python -m benchmarks.bench_constraints [--epochs 2 --share 0.2 --seed 0]
@@ -97,7 +97,8 @@ def needs_all_trees(gold, fixed) -> list:
 
 def unfixed_scores(gold, parsed, fixed, only=None) -> dict:
     """Heads right among the unfixed words (of the sentences ``only``, None:
-    all), punctuation (label punct) excluded and not."""
+    all), punctuation (label punct) excluded and not; ``parsed``: per
+    sentence the token index of each word's head."""
     from spacy_mstparse.scoring import PUNCT_LABELS
 
     n = right = n_all = right_all = 0
@@ -107,7 +108,7 @@ def unfixed_scores(gold, parsed, fixed, only=None) -> dict:
         for i, t in enumerate(g):
             if i in chosen:
                 continue
-            ok = d[i].head.i == t.head.i
+            ok = d[i] == t.head.i
             n_all += 1
             right_all += ok
             if t.dep_.lower() not in PUNCT_LABELS:
@@ -117,14 +118,17 @@ def unfixed_scores(gold, parsed, fixed, only=None) -> dict:
             "uas_all": 100.0 * right_all / n_all}
 
 
-def reattachable(gold, parsed, fixed) -> dict:
-    """For the fixed heads a parse left out: how many could be attached
-    afterwards (the word's head set to its fixed head, its subtree moving
-    with it, no other word changing) without closing a cycle, one after the
-    other. An alternative to the Chu-Liu-Edmonds fallback, measured here only."""
-    missed = attached = 0
-    for g, d, chosen in zip(gold, parsed, fixed):
-        heads = {t.i: t.head.i for t in d}
+def reattached(gold, parsed, fixed, fallback) -> tuple:
+    """An alternative to the Chu-Liu-Edmonds fallback, measured here only:
+    the fixed heads the ``drop`` parse ``parsed`` left out attached to its
+    trees afterwards (the word's head set to its fixed head, its subtree
+    moving with it, no other word changing), one after the other, unless one
+    would close a cycle; then the sentence's ``fallback`` parse (the
+    default's). Returns (heads per sentence, counts)."""
+    missed = attached = fell_back = 0
+    out = []
+    for g, d, alt, chosen in zip(gold, parsed, fallback, fixed):
+        heads, ok = list(d), True
         for i in sorted(chosen):
             h = g[i].head.i
             if heads[i] == h:
@@ -137,7 +141,11 @@ def reattachable(gold, parsed, fixed) -> dict:
             if x != i and h != i:   # i is not above h: no cycle (a root fix is never dropped
                 heads[i] = h        # from gold heads: gold has one root)
                 attached += 1
-    return {"left_out": missed, "attachable": attached}
+            else:
+                ok = False
+        out.append(heads if ok else list(alt))
+        fell_back += not ok
+    return out, {"left_out": missed, "attachable": attached, "sentences_fallback": fell_back}
 
 
 def parse_with(nlp, policy: str, docs):
@@ -199,27 +207,37 @@ def main(argv=None):
                         "sentences_with_crossing_fixed_arcs": len(crossing),
                         "decoder": nlp.get_pipe("mst_parser").decoder}
     free, _, _, free_seconds = parse_with(nlp, "strict", copy_docs(docs))
+    free = [[t.head.i for t in d] for d in free]
     results["unconstrained"] = {**unfixed_scores(gold, free, fixed), "seconds": free_seconds,
                                 "crossing": unfixed_scores(gold, free, fixed, crossing)}
     log(f"unconstrained: UAS of the unfixed words {results['unconstrained']['uas']:.2f}")
-    results["policies"] = {}
+    results["policies"], parses = {}, {}
     for policy in args.policies.split(","):
         constrained = fix_heads(gold, docs, args.share, args.seed)[0]
         parsed, error, caught, seconds = parse_with(nlp, policy, constrained)
         row = {"exception": error, "warnings": len(caught), "seconds": seconds}
         if parsed is not None:
-            kept = sum(parsed[k][i].head.i == gold[k][i].head.i
+            parsed = [[t.head.i for t in d] for d in parsed]
+            parses[policy] = parsed
+            kept = sum(parsed[k][i] == gold[k][i].head.i
                        for k, chosen in enumerate(fixed) for i in chosen)
             row.update(fixed_kept=kept, fixed_kept_share=100.0 * kept / n_fixed,
                        **unfixed_scores(gold, parsed, fixed))
             row["uas_change"] = row["uas"] - results["unconstrained"]["uas"]
             row["uas_all_change"] = row["uas_all"] - results["unconstrained"]["uas_all"]
             row["crossing"] = unfixed_scores(gold, parsed, fixed, crossing)
-            if policy == "drop":
-                row["reattach"] = reattachable(gold, parsed, fixed)
         results["policies"][policy] = row
         log(f"{policy}: {row}")
         save_results(results, args.out)
+    if "drop" in parses and "nonprojective" in parses:
+        heads, counts = reattached(gold, parses["drop"], fixed, parses["nonprojective"])
+        kept = sum(heads[k][i] == gold[k][i].head.i for k, chosen in enumerate(fixed)
+                   for i in chosen)
+        results["alternative_reattach"] = {
+            **counts, "fixed_kept_share": 100.0 * kept / n_fixed,
+            **unfixed_scores(gold, heads, fixed),
+            "crossing": unfixed_scores(gold, heads, fixed, crossing)}
+        log(f"drop, then the left-out fixed heads attached: {results['alternative_reattach']}")
     import os
 
     results["machine"]["loadavg_at_end"] = list(os.getloadavg())
@@ -237,6 +255,12 @@ def main(argv=None):
                   f"unfixed words {row['uas']:.2f} ({row['uas_change']:+.2f}; "
                   f"{row['crossing']['uas']:.2f} with crossing fixed arcs), "
                   f"{row['warnings']} warnings")
+    alt = results.get("alternative_reattach")
+    if alt:
+        print(f"drop + left-out fixed heads attached ({alt['attachable']} of {alt['left_out']}; "
+              f"else the default's tree: {alt['sentences_fallback']} sentences): fixed heads "
+              f"kept {alt['fixed_kept_share']:.2f}%, UAS of the unfixed words {alt['uas']:.2f} "
+              f"({alt['crossing']['uas']:.2f} with crossing fixed arcs)")
 
 
 if __name__ == "__main__":
