@@ -36,7 +36,7 @@ from ..graph.analysis import analyse
 from ..scoring import score_parse
 from . import extensions, mst_calibration, mst_explain, mst_inputs, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
-from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
+from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, constraint_policy, default_setting
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
@@ -54,7 +54,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
                     probabilities: bool, n_best: int, n_threads: int,
-                    quantize_weights: bool, parallel_batch: int, replicas: int):
+                    quantize_weights: bool, parallel_batch: int, replicas: int, constraints: str):
     """Graph-based dependency parser (the settings: mst_parser_settings)."""
     settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
     return MSTParser(nlp.vocab, name, **settings)
@@ -73,7 +73,8 @@ class MSTParser(DependencyPipe):
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
-                 parallel_batch: Optional[int] = None, replicas: Optional[int] = None):
+                 parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
+                 constraints: Optional[str] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
@@ -86,6 +87,7 @@ class MSTParser(DependencyPipe):
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",),
                                       self.features.sibling_stops)
             check_replicas(self.learner, self.cfg["replicas"])
+            self.constraint_policy = constraint_policy(constraints)  # runtime, not saved
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
         positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
@@ -259,7 +261,7 @@ class MSTParser(DependencyPipe):
                         n_best=cfg["n_best"], temperature=cfg["temperature"],
                         label_temperature=cfg["label_temperature"],
                         constraints=(extensions.sentence_constraints(doc, start, end)
-                                     if constrained else None))
+                                     if constrained else None), policy=self.constraint_policy)
                 for (start, end, _), sentence in zip(chunks, sentences)]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:

@@ -21,6 +21,7 @@ from spacy import registry
 
 from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
 from ..features.config import DEFAULT_N_BUCKETS
+from ..graph.constraints import check_policy
 from ..graph.training import DEFAULT_PARALLEL_BATCH
 
 # Settings that define the trained model: a load-time config must match.
@@ -44,6 +45,8 @@ DEFAULT_CONFIG = {
     # runtime settings (mst_parser.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
+    # fixed / forbidden heads no tree of the decoder satisfies (graph/constraints.py)
+    "constraints": "nonprojective",
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -54,3 +57,9 @@ def default_setting(key: str):
     if isinstance(value, dict):
         return registry.resolve({key: value})[key]
     return value
+
+
+def constraint_policy(value=None) -> str:
+    """The ``constraints`` setting (None: the default), checked: one of
+    ``graph.constraints.POLICIES``."""
+    return check_policy(default_setting("constraints") if value is None else value)
