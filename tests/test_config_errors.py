@@ -34,6 +34,7 @@ BAD = [  # (config, override, value, what the error names)
     ("mst_parser.cfg", MST + ".n_threads", -2, "n_threads"),
     ("mst_parser.cfg", MST + ".parallel_batch", 0, "parallel_batch"),
     ("mst_parser.cfg", MST + ".replicas", 0, "replicas"),
+    ("mst_parser.cfg", MST + ".constraints", "loose", "constraints"),
     ("mst_parser.cfg", MST + ".probabilities", "yes", "probabilities"),
     ("mst_parser.cfg", MST + ".quantize_weights", 1, "quantize_weights"),
     ("mst_parser.cfg", LEARNER + ".k", 0, "k"),

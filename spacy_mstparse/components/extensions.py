@@ -26,7 +26,10 @@ Extension attributes, registered on import (spaCy-style, default None):
   token's, as a string (None without them).
 - ``token._.fixed_head`` (input): a Token of the same sentence (the token
   itself: the root) that must be its head; ``token._.forbidden_heads``
-  (input): Tokens that must not be its head.
+  (input): Tokens that must not be its head. When no tree of the decoder
+  satisfies them, the pipe's ``constraints`` setting decides
+  (``graph/constraints.py``: Chu-Liu-Edmonds, the fewest dropped with a
+  ``ConstraintWarning``, or ValueError).
 """
 from typing import Optional
 

@@ -36,8 +36,8 @@ from ..graph.analysis import analyse
 from ..scoring import score_parse
 from . import extensions, mst_calibration, mst_explain, mst_inputs, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
-from ..setting_types import check_settings, config_errors
-from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, default_setting
+from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, check_settings,
+                                  config_errors, constraint_policy, default_setting)
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
@@ -52,16 +52,15 @@ RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
     default_score_weights={**SCORE_WEIGHTS, **mst_calibration.SCORE_WEIGHTS},
 )
 def make_mst_parser(nlp: Language, name: str, decoder: T["decoder"], order: T["order"], learner,
-                    features: T["features"], label_buckets: T["label_buckets"],
-                    max_sentence_length: T["max_sentence_length"],
-                    nonprojective_threshold: T["nonprojective_threshold"], scorer: T["scorer"],
-                    probabilities: T["probabilities"], n_best: T["n_best"],
-                    n_threads: T["n_threads"], quantize_weights: T["quantize_weights"],
-                    parallel_batch: T["parallel_batch"], replicas: T["replicas"]):
+                    features: T["features"], label_buckets: T["label_buckets"], scorer: T["scorer"],
+                    max_sentence_length: T["max_sentence_length"], n_best: T["n_best"],
+                    nonprojective_threshold: T["nonprojective_threshold"], replicas: T["replicas"],
+                    probabilities: T["probabilities"], n_threads: T["n_threads"],
+                    quantize_weights: T["quantize_weights"], parallel_batch: T["parallel_batch"],
+                    constraints: T["constraints"]):
     """Graph-based dependency parser (the settings and their types: mst_parser_settings)."""
-    settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
     with config_errors(f"components.{name}"):  # checks of several settings together
-        return MSTParser(nlp.vocab, name, **settings)
+        return MSTParser(nlp.vocab, **{k: v for k, v in locals().items() if k != "nlp"})
 
 
 class MSTParser(DependencyPipe):
@@ -77,7 +76,8 @@ class MSTParser(DependencyPipe):
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
-                 parallel_batch: Optional[int] = None, replicas: Optional[int] = None):
+                 parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
+                 constraints: Optional[str] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
@@ -91,6 +91,7 @@ class MSTParser(DependencyPipe):
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",),
                                       self.features.sibling_stops)
             check_replicas(self.learner, self.cfg["replicas"])
+            self.constraint_policy = constraint_policy(constraints)  # runtime, not saved
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
@@ -261,7 +262,7 @@ class MSTParser(DependencyPipe):
                         n_best=cfg["n_best"], temperature=cfg["temperature"],
                         label_temperature=cfg["label_temperature"],
                         constraints=(extensions.sentence_constraints(doc, start, end)
-                                     if constrained else None))
+                                     if constrained else None), policy=self.constraint_policy)
                 for (start, end, _), sentence in zip(chunks, sentences)]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:

@@ -26,8 +26,11 @@ from spacy import registry
 from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
 from ..decoders.dispatch import DECODERS
 from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
+from ..graph.constraints import POLICIES, check_policy
 from ..graph.training import DEFAULT_PARALLEL_BATCH
-from ..setting_types import TABLE_SIZE, number_in, one_of, positive_int
+from ..setting_types import (  # noqa: F401  (check_settings, config_errors: for mst_parser)
+    TABLE_SIZE, check_settings, config_errors, number_in, one_of, positive_int,
+)
 
 # Settings that define the trained model: a load-time config must match.
 MODEL_SETTINGS = ("order", "label_buckets")
@@ -50,6 +53,8 @@ DEFAULT_CONFIG = {
     # runtime settings (mst_parser.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
+    # fixed / forbidden heads no tree of the decoder satisfies (graph/constraints.py)
+    "constraints": "nonprojective",
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -70,6 +75,7 @@ SETTING_TYPES = {
     "quantize_weights": bool,
     "parallel_batch": positive_int,
     "replicas": positive_int,
+    "constraints": one_of(*POLICIES),
 }
 
 
@@ -79,3 +85,9 @@ def default_setting(key: str):
     if isinstance(value, dict):
         return registry.resolve({key: value})[key]
     return value
+
+
+def constraint_policy(value=None) -> str:
+    """The ``constraints`` setting (None: the default), checked: one of
+    ``graph.constraints.POLICIES``."""
+    return check_policy(default_setting("constraints") if value is None else value)
