@@ -379,9 +379,10 @@ class ParseBatch:
 
     Each row's ``text_column`` is one document (whitespace normalized, as a
     line of a text file given to ``parse``); ``output_column`` gets its
-    CoNLL-U (empty for an empty text), whose sentences are numbered from 1
-    in ``# sent_id``, after "<id>-" when the batch has an ``id_column``
-    (so the ids stay unique across rows). The pipeline loads once per instance."""
+    CoNLL-U (empty for an empty text): a document (``# newdoc id``) named
+    by the row's ``id_column`` (without one: its index in the batch), whose
+    sentences are ``<id>-1``, ``<id>-2``, ... in ``# sent_id`` (so the ids
+    stay unique across rows with ids). The pipeline loads once per instance."""
 
     def __init__(self, model, text_column: str = "text", output_column: str = "conllu",
                  batch_size: int = 64, id_column: str = "id"):
@@ -397,16 +398,15 @@ class ParseBatch:
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
         import numpy
 
-        from ..parsing import parse_items, render_parses
+        from ..parsing import TextDoc, parse_items, render_parses
 
         texts = [" ".join(str(t).split()) for t in batch[self.text_column]]
         rows = [i for i, t in enumerate(texts) if t]
-        docs, _ = parse_items(self.nlp, "text", [texts[i] for i in rows], (), self.batch_size,
-                              progress=False)
+        ids = batch.get(self.id_column)  # the documents' ids (# newdoc id, sent_id ID-k)
+        docs, _ = parse_items(self.nlp, "text", [TextDoc(str(i if ids is None else ids[i]),
+                                                         texts[i]) for i in rows],
+                              (), self.batch_size, progress=False)
         out = [""] * len(texts)
-        ids = batch.get(self.id_column)
         for i, doc in zip(rows, docs):
-            prefix = f"{ids[i]}-" if ids is not None else ""
-            out[i] = render_parses([doc], "a Ray Data batch", "the output column",
-                                   sent_id_prefix=prefix)
+            out[i] = render_parses([doc], "a Ray Data batch", "the output column")
         return {**batch, self.output_column: numpy.array(out, dtype=object)}

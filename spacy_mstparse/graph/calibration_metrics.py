@@ -41,9 +41,8 @@ def reliability_bins(probs, correct, n_bins: int = 15) -> List[Dict[str, float]]
 
 def calibration_report(probs, correct, thresholds: Sequence[float] = (0.9, 0.99),
                        n_bins: int = 15) -> Dict[str, object]:
-    """ECE, overall accuracy and, per threshold t, the number and share of
-    words with probability >= t (count, coverage) and the accuracy among
-    them (NaN when there are none)."""
+    """ECE, overall accuracy and, per threshold t, the share of words with
+    probability >= t (coverage) and the accuracy among them."""
     p = numpy.asarray(list(probs), dtype="float64")
     y = numpy.asarray(list(correct), dtype=bool)
     report: Dict[str, object] = {
@@ -54,7 +53,6 @@ def calibration_report(probs, correct, thresholds: Sequence[float] = (0.9, 0.99)
     }
     for t in thresholds:
         sel = p >= t
-        report[f"count@{t}"] = int(sel.sum())
         report[f"coverage@{t}"] = float(sel.mean()) if p.size else float("nan")
         report[f"accuracy@{t}"] = float(y[sel].mean()) if sel.any() else float("nan")
     return report
