@@ -15,6 +15,9 @@ columns) or that returns an invalid tree. Nothing is written then.
     clusters  induce word classes (Brown-style bit paths) from text and treebanks
     ray-train train an mst_parser on a Ray cluster (parameter mixing)
     ray-parse parse files on a Ray cluster
+
+``--version`` / ``-V`` prints the installed version. Long commands draw
+progress bars on a terminal only (``progress.py``).
 """
 import warnings
 from contextlib import contextmanager
