@@ -101,11 +101,16 @@ def annotate(pipe, doc: Doc, chunks, parses) -> None:
     labels = [doc_label(label) for label in pipe.cfg["labels"]]
     if pipe.cfg["probabilities"]:
         arc_probs = []
+        # written where spaCy keeps token extension values (see has_constraints):
+        # one dict entry per value, without building Token objects
+        data, offsets = doc.user_data, doc.to_array("IDX").tolist()
         for (start, end, _), parse in zip(chunks, parses):
-            for c, token in enumerate(doc[start:end], 1):
-                token._.head_prob = float(parse.head_probs[c])
-                token._.dep_prob = (float(parse.label_probs[c])
-                                    if parse.label_probs is not None else None)
+            heads = parse.head_probs[1:].tolist()
+            deps = (parse.label_probs[1:].tolist() if parse.label_probs is not None
+                    else [None] * (end - start))
+            for idx, head, dep in zip(offsets[start:end], heads, deps):
+                data[("._.", "head_prob", idx, None)] = head
+                data[("._.", "dep_prob", idx, None)] = dep
             arc_probs.append((start, parse.marginals.probs))
         doc._.arc_probs = arc_probs
     if pipe.cfg["n_best"] > 1:
