@@ -257,4 +257,4 @@ def test_workflows_run_on_fetched_assets():
                     workflow, step, dep)
             produced.extend(cmds[step].get("outputs", []))
     # every command reading the train or dev file reads the fetched one
-    assert {"convert-train", "convert-dev", "evaluate", "calibrate"} <= reading_assets
+    assert {"convert-train", "convert-dev", "evaluate"} <= reading_assets
