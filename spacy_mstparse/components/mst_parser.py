@@ -36,7 +36,7 @@ from ..graph.analysis import analyse
 from ..scoring import score_parse
 from . import extensions, mst_explain, mst_inputs, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
-from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, default_setting
+from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, check_counts, default_setting
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
@@ -54,7 +54,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
                     features: FeatureConfig, label_buckets: int, max_sentence_length: int,
                     nonprojective_threshold: float, scorer: Optional[Callable],
                     probabilities: bool, n_best: int, n_threads: int,
-                    quantize_weights: bool, parallel_batch: int, replicas: int):
+                    quantize_weights: bool, parallel_batch: int, replicas: int, keep_heads: int):
     """Graph-based dependency parser.
 
     decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
@@ -69,6 +69,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
     label_buckets: rows of the labeler's hashed weight table (a power of two).
     max_sentence_length: longest word sequence decoded as one tree.
     replicas: weight copies trained on reordered streams (graph/replicas.py).
+    keep_heads: arc pruning in prediction, the best heads kept per word (0: none).
     """
     settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
     return MSTParser(nlp.vocab, name, **settings)
@@ -87,12 +88,13 @@ class MSTParser(DependencyPipe):
                  nonprojective_threshold: Optional[float] = None, n_best: Optional[int] = None,
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
-                 parallel_batch: Optional[int] = None, replicas: Optional[int] = None):
+                 parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
+                 keep_heads: Optional[int] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
                  "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
-                 "replicas": replicas}
+                 "replicas": replicas, "keep_heads": keep_heads}
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
         self.learner = default_setting("learner") if learner is None else learner
         self.features = default_setting("features") if features is None else features
@@ -100,11 +102,9 @@ class MSTParser(DependencyPipe):
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",),
                                       self.features.sibling_stops)
             check_replicas(self.learner, self.cfg["replicas"])
+            check_counts(self.cfg)
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
-        positive = ("max_sentence_length", "n_best", "n_threads", "parallel_batch")
-        if min(self.cfg[k] for k in positive) < 1:
-            raise ValueError(f"[{name}] {', '.join(positive)} must be >= 1")
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
                         feature_choice=None, feature_report=None)
         self.vocab = vocab
@@ -229,7 +229,8 @@ class MSTParser(DependencyPipe):
         if self.trainer is not None and not self._fresh:
             self.trainer.install_weights()
             self._fresh = True
-        self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime setting
+        self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime settings
+        self.graph.keep_heads = self.cfg["keep_heads"]
         return self.graph.arc_weights, self.graph.label_weights
 
     def predict(self, docs: Iterable[Doc]):

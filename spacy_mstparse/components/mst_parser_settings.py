@@ -29,6 +29,8 @@ DEFAULT_CONFIG = {
     # runtime settings (mst_parser.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
+    # arc pruning in prediction: the keep_heads best heads per word (0: none; graph/model.py)
+    "keep_heads": 0,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -39,3 +41,14 @@ def default_setting(key: str):
     if isinstance(value, dict):
         return registry.resolve({key: value})[key]
     return value
+
+
+def check_counts(cfg: dict) -> None:
+    """ValueError naming the setting unless the count settings of ``cfg``
+    are integers in range: max_sentence_length, n_best, n_threads and
+    parallel_batch >= 1; keep_heads >= 0 (0: no arc pruning)."""
+    for key, least in (("max_sentence_length", 1), ("n_best", 1), ("n_threads", 1),
+                       ("parallel_batch", 1), ("keep_heads", 0)):
+        value = cfg[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{key} must be an integer >= {least}, got {value!r}")

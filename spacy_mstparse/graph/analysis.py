@@ -82,7 +82,9 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
     (``temperature``: one, or one per word, see ``scaled_scores``)."""
     if n_best < 1:
         raise ValueError(f"n_best must be >= 1, got {n_best!r}")
-    factors = model.scores(sentence)
+    # keep_heads prunes the plain parse only: probabilities, other trees and
+    # constraints may need the arcs it would drop
+    factors = model.scores(sentence, pruned=not (probabilities or n_best > 1 or constraints))
     arc = factors.arc
     projective = DECODERS[model.decoder].projective
     candidates = best_trees(model.decoder, factors, n_best, constraints)
