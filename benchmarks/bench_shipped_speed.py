@@ -82,6 +82,9 @@ def main(argv=None) -> int:
     p.add_argument("--spacy-epochs", type=int, default=shipped_models.SPACY_EPOCHS)
     p.add_argument("--runs", type=int, default=5, help="interleaved timing rounds")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--o2-keeps", default="10,15,20",
+                   help="keep_heads values to time and score with the second-order "
+                        "config: o2-pK systems")
     p.add_argument("--repeats", type=int, default=3, help="profile: best of this many")
     p.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
                    help="use the pipeline at PATH for NAME (o1, o2, spacy) instead of "
@@ -90,6 +93,10 @@ def main(argv=None) -> int:
     p.add_argument("--train", type=Path, default=common.DEFAULT_TRAIN)
     p.add_argument("--dev", type=Path, default=common.DEFAULT_DEV)
     args = p.parse_args(argv)
+    try:
+        args.o2_keeps = [int(k) for k in args.o2_keeps.split(",") if k.strip()]
+    except ValueError:
+        p.error(f"--o2-keeps: a comma-separated list of integers, got {args.o2_keeps!r}")
 
     import spacy
 
@@ -163,6 +170,9 @@ def main(argv=None) -> int:
                 systems[f"{label}-t{args.threads}"] = (mst(name, settings, args.threads),
                                                        None, dev)
                 one_thread[f"{label}-t{args.threads}"] = base
+        for keep in (args.o2_keeps if name == "o2" else ()):
+            systems[f"o2-p{keep}"] = (mst(name, dict(shipped[name], keep_heads=keep), 1),
+                                      None, dev)
     result["one_thread_system"] = one_thread
 
     parsed = {}
