@@ -102,7 +102,7 @@ def main(argv=None) -> int:
         parse_order_arguments,
         trained_per_order,
     )
-    from spacy_mstparse.calibration import head_probabilities, scored_sentences
+    from spacy_mstparse.components.mst_calibration import head_probabilities, scored_docs as scored_sentences
     from spacy_mstparse.graph.temperature import fit_temperature
 
     p = order_arguments(__doc__.split("\n\n")[0], "o2c6b24s", "s:0,s:1", "ensemble_marginals.json")

@@ -70,7 +70,7 @@ def train_parser(train: Path, n_sents: int, epochs: int, order: int = 1, cluster
 
 
 def calibration(parser, gold, docs):
-    from spacy_mstparse.calibration import head_probabilities, scored_sentences
+    from spacy_mstparse.components.mst_calibration import head_probabilities, scored_docs as scored_sentences
     from spacy_mstparse.graph.calibration_metrics import calibration_report, reliability_bins
     from spacy_mstparse.graph.temperature import fit_temperature
 
@@ -104,7 +104,7 @@ def tag_temperature_check(items, t_first_half, fit):
     against one temperature, both fitted on one half of dev and measured on
     the other, in both directions."""
     from benchmarks.tag_temperatures import fit_tag_temperatures, word_temperatures
-    from spacy_mstparse.calibration import head_probabilities
+    from spacy_mstparse.components.mst_calibration import head_probabilities
     from spacy_mstparse.graph.calibration_metrics import calibration_report
 
     half = len(items) // 2

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy
 
 from benchmarks import common
-from spacy_mstparse.calibration import _annotated_inputs, _mst_parser, scored_sentences
+from spacy_mstparse.calibration import _annotated_inputs, _mst_parser
+from spacy_mstparse.components.mst_calibration import scored_docs as scored_sentences
 from spacy_mstparse.corpus.conll import read_conll
 from spacy_mstparse.graph.calibration_metrics import calibration_report
 from spacy_mstparse.graph.marginals import arc_marginals

@@ -28,8 +28,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = REPO_ROOT / "benchmarks"
 RESULTS = BENCH_DIR / "results"
 WORK = BENCH_DIR / "work"
-# The UD treebanks: ../shared/data/ud relative to the repository root.
-DATA = REPO_ROOT / ".." / "shared" / "data" / "ud"
+# The UD treebanks: assets/ud (fetched by `spacy project assets`) when it
+# holds EWT, else the development machines' copies in ../shared/data/ud.
+ASSETS_UD = REPO_ROOT / "assets" / "ud"
+DATA = (ASSETS_UD if (ASSETS_UD / "en_ewt-ud-train.conllu").exists()
+        else REPO_ROOT / ".." / "shared" / "data" / "ud")
 DEFAULT_TRAIN = DATA / "en_ewt-ud-train.conllu"
 DEFAULT_DEV = DATA / "en_ewt-ud-dev.conllu"
 

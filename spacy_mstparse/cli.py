@@ -10,11 +10,14 @@ columns) or that returns an invalid tree. Nothing is written then.
     evaluate  attachment scores and parser speed of a pipeline on a treebank
     parse     parse a CoNLL-U / CoNLL-X / text file, write CoNLL-U
     show      print the parses of a few sentences (and a displaCy SVG)
-    calibrate fit an mst_parser's probability temperature on a dev set
+    calibrate re-fit an mst_parser's probability temperatures on a treebank
     explain   the features behind one word's head and label
     clusters  induce word classes (Brown-style bit paths) from text and treebanks
     ray-train train an mst_parser on a Ray cluster (parameter mixing)
     ray-parse parse files on a Ray cluster
+
+``--version`` / ``-V`` prints the installed version. Long commands draw
+progress bars on a terminal only (``progress.py``).
 """
 import warnings
 from contextlib import contextmanager
@@ -33,8 +36,30 @@ app = typer.Typer(
 )
 
 
+def package_version() -> str:
+    """The installed distribution's version (the source's when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+
+    try:
+        return version("spacy-mstparse")
+    except PackageNotFoundError:
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"spacy-mstparse {package_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_print_version, is_eager=True,
+        help="Print the version of spacy-mstparse and exit"),
+) -> None:
     """MST dependency parsing for spaCy: data conversion and tools."""
     # Keeps typer in multi-command mode even while only one command exists.
 
@@ -172,6 +197,13 @@ def parse_command(
         help="Input format; auto: .conllu -> conllu, .conll/.conllx -> conllx, else text",
     ),
     batch_size: int = typer.Option(64, "--batch-size", "-b", min=1, help="Docs per batch"),
+    probs: bool = typer.Option(
+        False, "--probs", help="Write each word's HeadProb / DepProb into MISC"),
+    min_prob: Optional[float] = typer.Option(
+        None, "--min-prob", min=0.0, max=1.0,
+        help="Selective parsing: also mark the words whose head probability (with --joint: "
+        "head x label) is at least this with Confident=Yes in MISC, the others Confident=No"),
+    joint: bool = typer.Option(False, "--joint", help="--min-prob on head_prob x dep_prob"),
 ) -> None:
     """Parse a file with a pipeline and write the predicted trees as CoNLL-U."""
     from .parsing import parse_file
@@ -180,7 +212,8 @@ def parse_command(
         with user_errors(), warnings_to_stderr():
             summary = parse_file(
                 model, input_path, output_path, fmt=format.value, gold_tags=gold_tags,
-                batch_size=batch_size,
+                batch_size=batch_size, probabilities=probs or min_prob is not None,
+                min_prob=min_prob, joint=joint,
             )
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
@@ -188,12 +221,17 @@ def parse_command(
         f"\u2714 Parsed {summary['input']} ({summary['format']}): {summary['docs']} docs, "
         f"{summary['sentences']} sentences, {summary['tokens']} words -> {summary['output']}"
     )
+    if min_prob is not None:
+        typer.echo(f"  {summary['confident']} words ({100 * summary['confident_share']:.1f}%) "
+                   f"with {'head x label' if joint else 'head'} probability >= {min_prob:g}")
 
 
 @app.command("show")
 def show_command(
     model: str = typer.Argument(..., help="Pipeline directory or installed package name"),
-    input_path: Path = typer.Argument(..., exists=True, dir_okay=False, help="CoNLL-U file"),
+    input_path: Path = typer.Argument(
+        ..., exists=True, dir_okay=False,
+        help="CoNLL-U / CoNLL-X file, or plain text (one document per line)"),
     n: int = typer.Option(3, "--n", "-n", min=1, help="How many sentences to show"),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Write a displaCy SVG of the first sentence to this file"),
     gold_tags: bool = typer.Option(False, "--gold-tags", help="Give the parser the file's tags"),
@@ -203,14 +241,19 @@ def show_command(
     n_best: int = typer.Option(5, "--n-best", help="Trees drawn by --view kbest"),
     min_prob: float = typer.Option(
         0.05, "--min-prob", min=0.0, max=1.0, help="Least probability of a head drawn by --view probs"),
+    format: ParseFormat = typer.Option(
+        ParseFormat.auto, "--format", "-f",
+        help="Input format; auto: .conllu -> conllu, .conll/.conllx -> conllx, else text",
+    ),
 ) -> None:
-    """Print the parses of the first sentences of a CoNLL-U file."""
+    """Print the parses of the first sentences of a CoNLL-U / CoNLL-X file
+    (on its words) or of plain text (through the whole pipeline, as parse)."""
     from .display import show
 
     try:
-        with user_errors("conllu"), warnings_to_stderr():
+        with user_errors(), warnings_to_stderr():
             show(model, input_path, n=n, svg_path=svg, gold_tags=gold_tags, view=view,
-                 n_best=n_best, min_prob=min_prob)
+                 n_best=n_best, min_prob=min_prob, fmt=format.value)
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
 
@@ -226,9 +269,10 @@ def calibrate_command(
     component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report only; do not write the model"),
 ) -> None:
-    """Fit the temperature of an mst_parser's arc probabilities on a dev set
-    (gold-head log-likelihood) and save it in the model; prints the ECE
-    (15 bins) and accuracy/coverage at head_prob >= 0.9 and 0.99 before and after."""
+    """Re-fit an mst_parser's head and label temperatures on a treebank
+    (training already fits them on its dev corpus) and save them in the
+    model; prints the ECE (15 bins) of head_prob and dep_prob and
+    accuracy/coverage at >= 0.9 and 0.99 before and after."""
     from .calibration import calibrate, format_calibration
 
     with user_errors(format.value, io_problem="Could not read or write a file"), warnings_to_stderr():
@@ -236,7 +280,10 @@ def calibrate_command(
                            component=component, write=not dry_run)
     typer.echo(format_calibration(result))
     if not dry_run:
-        typer.echo(f"\u2714 temperature {result['temperature']:.4g} written to {result['written_to']}")
+        label = (f", label temperature {result['label']['temperature']:.4g}"
+                 if "label" in result else "")
+        typer.echo(f"\u2714 head temperature {result['head']['temperature']:.4g}{label} "
+                   f"written to {result['written_to']}")
 
 
 @app.command("explain")
@@ -251,9 +298,9 @@ def explain_command(
     component: Optional[str] = typer.Option(None, "--component", help="mst_parser component name"),
 ) -> None:
     """Explain an mst_parser's head and label for one word: the features that
-    fired for the chosen and the best competing head / label, with weights."""
+    fired for the chosen and the best competing head / label, with weights.
+    Words are numbered by CoNLL ID (ROOT = the root), as --word."""
     from .calibration import explain_sentence
-    from .graph.explain import format_explanation
 
     try:
         with user_errors(format.value, io_problem="Could not read a file"), warnings_to_stderr():
@@ -261,7 +308,7 @@ def explain_command(
                                     fmt=format.value, component=component)
     except ValueError as err:  # a sentence or word number outside the file
         fail(str(err))
-    typer.echo(format_explanation(expl, expl["names"], top=top))
+    typer.echo(expl.format(top=top, conll_ids=True))  # CoNLL IDs, as --word
 
 
 @app.command("clusters")

@@ -41,7 +41,7 @@ def read_sentences(raw_paths: Sequence[PathLike], treebank_paths: Sequence[PathL
     nlp = blank_pipeline(lang)
     sentences: List[List[str]] = []
     for path in treebank_paths:
-        sentences.extend(treebank_sentences(path, nlp.vocab))
+        sentences.extend(treebank_sentences(path, nlp.vocab, show_progress=show_progress))
     for path in raw_paths:
         sentences.extend(raw_text_sentences(path, nlp.tokenizer, show_progress=show_progress))
     return sentences

@@ -1,8 +1,10 @@
 """Show parses: a plain-text table per sentence and displaCy pictures.
 
 Used by ``python -m spacy_mstparse show`` (and the ``demo`` workflow) to print
-what a trained pipeline does to a few sentences of a CoNLL-U file, and by
-users to look at what ``mst_parser`` adds to a Doc:
+what a trained pipeline does to a few sentences of a CoNLL-U / CoNLL-X file
+(on its words) or of plain text (one document per line, through the whole
+pipeline, as ``parse`` does), and by users to look at what ``mst_parser``
+adds to a Doc:
 
 * ``render_kbest``: the k best trees of a sentence (``doc._.parses``, with
   ``n_best > 1``) stacked in one SVG, each captioned with its rank, score
@@ -22,10 +24,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from spacy import displacy
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from .corpus.atomic import atomic_write_text, check_not_input
 from .corpus.conll import EmptyInputError, read_conll
+from .parsing import input_format, parse_items, read_text
 from .pipeline_input import (
     EvaluationError,
     load_pipeline,
@@ -38,16 +41,21 @@ from .pipeline_input import (
 PathLike = Union[str, Path]
 
 
-def format_parse(doc: Doc) -> str:
-    """One line per word: index, word, UPOS, head index and word, label."""
+def format_parse(doc: Union[Doc, Span]) -> str:
+    """One line per word: index, word, UPOS, head index and word, label, and
+    with probabilities those of the head and of the label."""
     lines = []
     for sent in doc.sents:
         lines.append(sent.text)
         for token in sent:
             head = "ROOT" if token.head.i == token.i else f"{token.head.i - sent.start + 1}:{token.head.text}"
-            lines.append(
-                f"  {token.i - sent.start + 1:>3} {token.text:<16} {token.pos_:<6} -> {head:<20} {token.dep_}"
-            )
+            line = (f"  {token.i - sent.start + 1:>3} {token.text:<16} {token.pos_:<6} "
+                    f"-> {head:<20} {token.dep_:<12}")
+            if token._.head_prob is not None:
+                line += f" p(head) {token._.head_prob:.2f}"
+                if token._.dep_prob is not None:
+                    line += f"  p(label) {token._.dep_prob:.2f}"
+            lines.append(line.rstrip())
     return "\n".join(lines)
 
 
@@ -57,13 +65,16 @@ def show(
     n: int = 3,
     svg_path: Optional[PathLike] = None,
     gold_tags: bool = False,
-    fmt: str = "conllu",
+    fmt: str = "auto",
     view: str = "tree",
     n_best: int = 5,
     min_prob: float = 0.05,
 ) -> List[Doc]:
     """Parse the first ``n`` sentences of ``conll_path`` with ``model``, print
-    them, and write a displaCy SVG of the first one to ``svg_path``: its
+    them, and write a displaCy SVG of the first one to ``svg_path``. The file
+    is CoNLL-U / CoNLL-X or plain text (``fmt``: as ``parse``'s, "auto" by
+    extension); plain text is one document per line, tokenized and
+    annotated by the whole pipeline. The SVG draws its
     tree (``view = "tree"``), its candidate heads with their probabilities
     (``"probs"``, heads with p >= ``min_prob``) or its ``n_best`` best trees
     (``"kbest"``); the last two switch the ``mst_parser``'s ``probabilities``
@@ -75,24 +86,36 @@ def show(
         raise EvaluationError(f"min_prob must be in (0, 1], got {min_prob!r}")
     if svg_path is not None:
         check_not_input(svg_path, conll_path)
+    fmt = input_format(conll_path, fmt, gold_tags)
     nlp = load_pipeline(model)
     parsers = parser_components(nlp, model)
     if view != "tree":
         _switch_on(nlp, parsers, model, view, n_best)
-    gold = []
-    for doc in read_conll(conll_path, nlp.vocab, format=fmt):
-        gold.append(doc)
-        if len(gold) >= n:
-            break
-    if not gold:
-        raise EmptyInputError(conll_path)
-    plan = plan_tags(nlp, parsers, gold, gold_tags, conll_path, model)
-    docs, _ = run_pipeline(
-        nlp, make_input_docs(gold, nlp.vocab, copy_attrs=plan.copy_attrs), progress=False
-    )
+    if fmt == "text":  # n lines hold n sentences at least
+        lines = read_text(conll_path, limit=n)
+        if not lines:
+            raise EmptyInputError(conll_path, "text")
+        plan_tags(nlp, parsers, None, False, conll_path, model)
+        docs, _ = parse_items(nlp, fmt, lines, progress=False)
+    else:
+        gold = []
+        for doc in read_conll(conll_path, nlp.vocab, format=fmt):
+            gold.append(doc)
+            if len(gold) >= n:
+                break
+        if not gold:
+            raise EmptyInputError(conll_path)
+        plan = plan_tags(nlp, parsers, gold, gold_tags, conll_path, model)
+        docs, _ = run_pipeline(
+            nlp, make_input_docs(gold, nlp.vocab, copy_attrs=plan.copy_attrs), progress=False
+        )
+    shown = 0
     for doc in docs:
-        print(format_parse(doc))
-        print()
+        for sent in doc.sents:
+            if shown < n:
+                print(format_parse(sent))
+                print()
+            shown += 1
     if svg_path is not None and docs:
         if view == "kbest":
             svg = render_kbest(docs[0])

@@ -63,7 +63,7 @@ def evaluate(
     if nlp is None:
         nlp = load_pipeline(model)
     parsers = parser_components(nlp, model)
-    gold_docs = read_gold(gold_path, nlp.vocab, fmt)
+    gold_docs = read_gold(gold_path, nlp.vocab, fmt, progress=progress)
     for k, gold in enumerate(gold_docs, 1):
         if not gold.has_annotation("DEP"):
             raise EvaluationError(

@@ -5,7 +5,9 @@ reusing its trees) or a plain text file (one document per non-empty line,
 tokenized and annotated by the whole pipeline) and writes CoNLL-U with the
 predicted HEAD / DEPREL (the enhanced graph left out: DEPS "_", no empty
 nodes); every sentence must be one tree with one root, else nothing is
-written.
+written. A document of plain text says which input line it is (``# newdoc
+id = line12``, sentences ``line12-1``, ``line12-2``, ..., each with its
+``# text``).
 
 Expected input problems raise ``EvaluationError`` (``pipeline_input``);
 nothing is written until every sentence has been rendered, atomically.
@@ -14,7 +16,7 @@ import copy
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -23,6 +25,7 @@ from .corpus.atomic import atomic_write_text, check_not_input
 from .corpus.byte_ranges import ByteRange, raw_lines
 from .corpus.conll import (
     FORMAT_NAMES,
+    NEWDOC_ID_KEY,
     USER_DATA_KEY,
     EmptyInputError,
     InvalidTreeError,
@@ -30,6 +33,8 @@ from .corpus.conll import (
     guess_format,
     sentence_bounds,
 )
+from .components.mst_parser import MSTParser
+from .selective import mark_confident
 from .pipeline_input import (EvaluationError, PathLike, load_pipeline, parser_components,
                              plan_tags, read_gold, run_on_gold, run_pipeline)
 
@@ -42,11 +47,27 @@ def detect_format(path: PathLike) -> str:
     return EXTENSION_FORMATS.get(Path(path).suffix.lower(), "text")
 
 
-def _read_text(path: PathLike, byte_range: Optional[ByteRange] = None) -> List[str]:
-    """The non-empty lines of a UTF-8 text file (or of a byte range of it),
-    whitespace normalized."""
+class TextDoc(NamedTuple):
+    """A document of plain text and its id (``# newdoc id``; None: none),
+    e.g. a line of a text file named by its number (``text_doc_id``)."""
+    doc_id: Optional[str]
+    text: str
+
+
+def text_doc_id(line: int) -> str:
+    """The ``# newdoc id`` of the document on input line ``line``."""
+    return f"line{line}"
+
+
+def read_text(path: PathLike, byte_range: Optional[ByteRange] = None,
+              limit: Optional[int] = None) -> List[TextDoc]:
+    """The non-empty lines of a UTF-8 text file (or of a byte range of it;
+    the first ``limit`` ones), whitespace normalized, named by their line
+    numbers."""
     lines = []
     for line_no, raw in raw_lines(path, byte_range):
+        if limit is not None and len(lines) >= limit:
+            break
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as err:
@@ -57,7 +78,7 @@ def _read_text(path: PathLike, byte_range: Optional[ByteRange] = None) -> List[s
         # whitespace tokens (tabs, several spaces).
         line = " ".join(line.split())
         if line:
-            lines.append(line)
+            lines.append(TextDoc(text_doc_id(line_no), line))
     return lines
 
 
@@ -90,6 +111,9 @@ def parse_file(
     batch_size: int = 64,
     nlp: Optional[Language] = None,
     progress: Optional[bool] = None,
+    probabilities: bool = False,
+    min_prob: Optional[float] = None,
+    joint: bool = False,
 ) -> Dict[str, Any]:
     """Parse ``input_path`` with the pipeline ``model`` and write CoNLL-U with
     the predicted trees to ``output_path``.
@@ -103,30 +127,58 @@ def parse_file(
     predicts are taken from the file (with a warning; see ``plan_tags``).
     Text input: one document per non-empty line, processed by the whole
     pipeline from its tokenizer on. Every written sentence is checked to be
-    one tree with one root. Returns a summary.
+    one tree with one root. With ``probabilities`` the mst_parser(s) write
+    each word's HeadProb / DepProb into MISC; ``min_prob`` also marks the
+    words whose head (``joint``: head x label) probability reaches it
+    (``selective.mark_confident``: MISC Confident=Yes / No). Returns a summary.
 
     The steps (``check_parse_args``, ``read_parse_input``, ``parse_items``,
     ``render_parses``) are the ones ``ray-parse`` runs on chunks."""
     fmt = check_parse_args(input_path, output_path, fmt, gold_tags, batch_size)
+    if min_prob is not None and not 0.0 <= min_prob <= 1.0:
+        raise EvaluationError(f"min_prob must be in [0, 1], got {min_prob!r}")
     if nlp is None:
         nlp = load_pipeline(model)
-    items, copy_attrs = read_parse_input(nlp, model, input_path, fmt, gold_tags)
+    if probabilities or min_prob is not None:
+        switch_on_probabilities(nlp, model)
+    items, copy_attrs = read_parse_input(nlp, model, input_path, fmt, gold_tags, progress=progress)
     start = time.perf_counter()
     docs, n_dropped = parse_items(nlp, fmt, items, copy_attrs, batch_size, progress)
     warn_resegmented(input_path, n_dropped)
     seconds = time.perf_counter() - start
+    confident = None if min_prob is None else sum(mark_confident(doc, min_prob, joint)
+                                                   for doc in docs)
     atomic_write_text(output_path, render_parses(docs, input_path, output_path))
-    return parse_summary(input_path, output_path, fmt, docs, seconds)
+    summary = parse_summary(input_path, output_path, fmt, docs, seconds)
+    if confident is not None:
+        summary.update(confident=confident, confident_share=confident / max(summary["tokens"], 1))
+    return summary
+
+
+def switch_on_probabilities(nlp: Language, model: PathLike) -> None:
+    """Turn on ``probabilities`` in the pipeline's mst_parser(s)."""
+    names = [name for name, proc in nlp.pipeline if isinstance(proc, MSTParser)]
+    if not names:
+        raise EvaluationError(f"{model} has no mst_parser component: probabilities come from "
+                              "an mst_parser")
+    for name in names:
+        nlp.get_pipe(name).cfg["probabilities"] = True
 
 
 def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold_tags: bool,
                      batch_size: int) -> str:
     """The checks made before the pipeline loads; returns the resolved format."""
-    if fmt not in PARSE_FORMATS:
-        raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
     if batch_size < 1:
         raise EvaluationError(f"batch_size must be >= 1, got {batch_size}")
     check_not_input(output_path, input_path)
+    return input_format(input_path, fmt, gold_tags)
+
+
+def input_format(input_path: PathLike, fmt: str, gold_tags: bool) -> str:
+    """The format of an input file ("auto": by its extension, plain text
+    unless it looks like CoNLL); gold tags need a CoNLL input."""
+    if fmt not in PARSE_FORMATS:
+        raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(PARSE_FORMATS)}")
     if fmt == "auto":
         fmt = detect_format(input_path)
         if fmt == "text":
@@ -141,21 +193,23 @@ def check_parse_args(input_path: PathLike, output_path: PathLike, fmt: str, gold
 def read_parse_input(
     nlp: Language, model: PathLike, input_path: PathLike, fmt: str, gold_tags: bool,
     byte_range: Optional[ByteRange] = None, first_doc: int = 1,
+    progress: Optional[bool] = False,
 ) -> Tuple[List[Any], Tuple[str, ...]]:
     """The input's items (text lines, or gold Docs for CoNLL) and the tag
-    attributes copied from the file (``plan_tags``, which warns).
+    attributes copied from the file (``plan_tags``, which warns);
+    ``progress``: a bar while a CoNLL file is read (None: on a terminal).
 
     ``byte_range``: only that part of the file (``byte_ranges.split_file``),
     whose first item is number ``first_doc`` of the file; a part without
     items gives none (an empty file is an error only as a whole)."""
     parsers = parser_components(nlp, model)
     if fmt == "text":
-        lines = _read_text(input_path, byte_range)
+        lines = read_text(input_path, byte_range)
         if not lines and byte_range is None:
             raise EmptyInputError(input_path, "text")
         plan_tags(nlp, parsers, None, False, input_path, model)
         return lines, ()
-    gold_docs = read_gold(input_path, nlp.vocab, fmt, byte_range)
+    gold_docs = read_gold(input_path, nlp.vocab, fmt, byte_range, progress=progress)
     plan = plan_tags(nlp, parsers, gold_docs, gold_tags, input_path, model, first_doc)
     return gold_docs, tuple(plan.copy_attrs)
 
@@ -171,10 +225,14 @@ def parse_items(
 ) -> Tuple[List[Doc], int]:
     """Run the pipeline on text lines or gold Docs (``read_parse_input``);
     returns the parsed Docs, with the input's comments, multiword tokens and
-    MISC where the sentences still match, and how many did not.
+    MISC where the sentences still match, and how many did not; a text
+    given as a ``TextDoc`` with an id gives a Doc with that document id.
     ``first_doc``: the number of the first item in the file (messages)."""
     if fmt == "text":
-        docs = [nlp.make_doc(line) for line in items]
+        docs = [nlp.make_doc(item.text if isinstance(item, TextDoc) else item) for item in items]
+        for doc, item in zip(docs, items):
+            if isinstance(item, TextDoc) and item.doc_id is not None:
+                doc.user_data[NEWDOC_ID_KEY] = item.doc_id
         docs, _ = run_pipeline(nlp, docs, batch_size, progress=progress)
         return docs, 0
     docs, _, _ = run_on_gold(nlp, items, copy_attrs, batch_size, progress=progress,

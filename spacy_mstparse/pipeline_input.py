@@ -17,7 +17,6 @@ columns for the ones a parser reads but no earlier component predicts
 (warned); missing in both is an ``EvaluationError`` naming the remedies.
 ``PipelineLoadError`` says the pipeline cannot be loaded.
 """
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -27,10 +26,10 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
-from tqdm import tqdm
 
 from .corpus.byte_ranges import ByteRange
 from .corpus.conll import FORMATS, USER_DATA_KEY, read_conll, read_conll_docs, sentence_bounds
+from .progress import progress_bar
 from .tag_columns import ASSIGNS, CONLL_COLUMNS
 
 # Registers the mst_parser and arcstandard_svm factories (and the learners and
@@ -223,14 +222,6 @@ def plan_tags(
     return TagPlan((), "the parser reads no tags")
 
 
-def _progress(docs: Sequence[Doc], desc: str, show: Optional[bool]):
-    # show=None: a bar on terminals only (tqdm's own test), never on pipes.
-    return tqdm(
-        total=len(docs), desc=desc, unit="doc", file=sys.stderr, leave=False,
-        disable=None if show is None else not show,
-    )
-
-
 def run_pipeline(
     nlp: Language,
     docs: List[Doc],
@@ -244,7 +235,7 @@ def run_pipeline(
     components (their output consumed, nothing else)."""
     seconds = 0.0
     for name, proc in nlp.pipeline:
-        with _progress(docs, name, progress) as bar:
+        with progress_bar(total=len(docs), desc=name, unit=" docs", show=progress) as bar:
             start = time.perf_counter()
             if hasattr(proc, "pipe"):
                 stream = proc.pipe(docs, batch_size=batch_size)
@@ -265,16 +256,17 @@ def run_pipeline(
 
 
 def read_gold(path: PathLike, vocab: Vocab, fmt: str,
-              byte_range: Optional[ByteRange] = None) -> List[Doc]:
+              byte_range: Optional[ByteRange] = None, progress: Optional[bool] = None) -> List[Doc]:
     """One Doc per sentence of a CoNLL file, or of a byte range of it (a part
-    of ``byte_ranges.split_file``, which may hold no sentence)."""
+    of ``byte_ranges.split_file``, which may hold no sentence); ``progress``:
+    a bar while a whole file is read (None: on a terminal)."""
     if fmt not in FORMATS:
         raise EvaluationError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if byte_range is not None:
         return list(read_conll(path, vocab, format=fmt, n_sents=1, byte_range=byte_range))
     # The whole file is read (and validated) before anything else happens;
     # a file without sentences raises EmptyInputError.
-    return read_conll_docs(path, vocab, format=fmt, n_sents=1)
+    return read_conll_docs(path, vocab, format=fmt, n_sents=1, progress=progress)
 
 
 def sentence_name(gold: Doc, k: int) -> str:

@@ -8,28 +8,61 @@ Nguyen et al. (2007), Pegasos-DP Shalev-Shwartz et al. (2007) / Lee et al.
 (2010), the sparseptron Smith & Martins (2013), the 1-slack SSVM Joachims et
 al. (2009); the features McDonald et al. (2005) Table 1, with the sibling
 and grandparent features of McDonald & Pereira (2006) and Carreras (2007).
+
+Every argument has a type (``setting_types``) that spaCy's config validation
+checks, and a ValueError from a check of several arguments together is a
+config error naming the function (``register``).
 """
-from typing import List, Optional, Union
+import functools
+from typing import Optional
 
 import spacy
 
-from .features.config import DEFAULT_N_BUCKETS, FeatureConfig, check_tag_columns
+from .features.config import (
+    AUTO, DEFAULT_N_BUCKETS, FeatureConfig, check_tag_columns, check_use_morph,
+)
 from .learners import MIRA, PassiveAggressive, Pegasos, Perceptron
 from .learners.pegasos import DEFAULT_LAM as PEGASOS_LAM
+from .setting_types import (
+    TABLE_SIZE, config_errors, constrained, int_in, non_negative_int, one_of, positive_int,
+    positive_number,
+)
 
 for _name in ("mst_learners", "mst_features"):
     if not hasattr(spacy.registry, _name):
         spacy.registry.create(_name, entry_points=True)
 
+TAG_COLUMNS = one_of("upos", "xpos", "both")
+TAG_COLUMNS_OR_AUTO = one_of("upos", "xpos", "both", "auto")
+CLUSTER_BITS = int_in(0, 64)
+USE_MORPH = constrained('true, false, "auto" or a list of FEATS keys such as ["Case"]',
+                        lambda v: check_use_morph(v) is None)
+GIVEN_USE_MORPH = constrained('true, false or a list of FEATS keys such as ["Case"]',
+                              lambda v: v != AUTO and check_use_morph(v) is None)
+LEMMA = one_of(True, False, AUTO)
 
-@spacy.registry.mst_learners("spacy_mstparse.Perceptron.v1")
+
+def register(table: str, name: str):
+    """Register a config function under ``name`` in ``spacy.registry.<table>``,
+    its ValueErrors turned into config errors naming it."""
+    def wrap(func):
+        @functools.wraps(func)
+        def checked(*args, **kwargs):
+            with config_errors(name):
+                return func(*args, **kwargs)
+        getattr(spacy.registry, table).register(name, func=checked)
+        return checked
+    return wrap
+
+
+@register("mst_learners", "spacy_mstparse.Perceptron.v1")
 def make_perceptron() -> Perceptron:
     """Averaged perceptron (one averaging tick per sentence)."""
     return Perceptron()
 
 
-@spacy.registry.mst_learners("spacy_mstparse.MIRA.v1")
-def make_mira(C: Optional[float] = None, k: int = 5) -> MIRA:
+@register("mst_learners", "spacy_mstparse.MIRA.v1")
+def make_mira(C: Optional[positive_number] = None, k: positive_int = 5) -> MIRA:
     """Averaged k-best MIRA (McDonald et al. 2005: k = 5): one constraint per
     tree of the k best (Hildreth's algorithm); k = 1 is the closed form.
     The approximate second-order non-projective decoder gives only the best
@@ -38,15 +71,17 @@ def make_mira(C: Optional[float] = None, k: int = 5) -> MIRA:
     return MIRA(C=float("inf") if C is None else C, k=k)
 
 
-@spacy.registry.mst_learners("spacy_mstparse.PassiveAggressive.v1")
-def make_passive_aggressive(variant: str = "PA-I", C: float = 0.05) -> PassiveAggressive:
+@register("mst_learners", "spacy_mstparse.PassiveAggressive.v1")
+def make_passive_aggressive(variant: one_of("PA", "PA-I", "PA-II") = "PA-I",
+                            C: positive_number = 0.05) -> PassiveAggressive:
     """Averaged passive-aggressive learner: ``variant`` is "PA", "PA-I" or "PA-II"."""
     return PassiveAggressive(variant=variant, C=C)
 
 
-@spacy.registry.mst_learners("spacy_mstparse.Pegasos.v1")
+@register("mst_learners", "spacy_mstparse.Pegasos.v1")
 def make_pegasos(
-    lam: float = PEGASOS_LAM, k: int = 10, averaged: bool = True, radius: Optional[float] = None
+    lam: positive_number = PEGASOS_LAM, k: positive_int = 10, averaged: bool = True,
+    radius: Optional[positive_number] = None,
 ) -> Pegasos:
     """Pegasos-DP: mini-batches of ``k`` loss-augmented sentences, regulariser
     ``lam``, projection onto the ball of ``radius``. None (default):
@@ -58,15 +93,15 @@ def make_pegasos(
     return Pegasos(lam=lam, k=k, averaged=averaged, radius=radius)
 
 
-@spacy.registry.mst_learners("spacy_mstparse.Sparseptron.v1")
+@register("mst_learners", "spacy_mstparse.Sparseptron.v1")
 def make_sparseptron(
-    B: int = 20,
-    shrink_every: int = 32,
-    sparse_epochs: int = 5,
-    debias: str = "MIRA",
-    C: Optional[float] = None,
-    overlap: str = "first",
-    support: str = "all",
+    B: positive_int = 20,
+    shrink_every: positive_int = 32,
+    sparse_epochs: positive_int = 5,
+    debias: one_of("MIRA", "PA-I", "none") = "MIRA",
+    C: Optional[positive_number] = None,
+    overlap: one_of("first", "any", "refill") = "first",
+    support: one_of("all", "gold") = "all",
 ):
     """Sparseptron (Smith & Martins 2013, Figure 3): perceptron steps with a
     budget of ``B`` feature groups (templates), shrunk every ``shrink_every``
@@ -87,9 +122,10 @@ def make_sparseptron(
                        support=support)
 
 
-@spacy.registry.mst_learners("spacy_mstparse.OneSlackSSVM.v1")
-def make_one_slack_ssvm(lam: float = 1e-3, eps: float = 0.01, max_inactive: int = 50,
-                        keep_best: bool = True, max_constraints: int = 20):
+@register("mst_learners", "spacy_mstparse.OneSlackSSVM.v1")
+def make_one_slack_ssvm(lam: positive_number = 1e-3, eps: positive_number = 0.01,
+                        max_inactive: positive_int = 50, keep_best: bool = True,
+                        max_constraints: non_negative_int = 20):
     """1-slack structural SVM by cutting planes (Joachims et al. 2009), C = 1/lam:
     one constraint per pass over the training set, stopping at duality gap <= eps.
     ``keep_best``: predict with the pass's w of the lowest primal objective
@@ -102,16 +138,16 @@ def make_one_slack_ssvm(lam: float = 1e-3, eps: float = 0.01, max_inactive: int 
                         max_constraints=max_constraints)
 
 
-@spacy.registry.mst_features("spacy_mstparse.GraphFeatures.v2")
+@register("mst_features", "spacy_mstparse.GraphFeatures.v2")
 def make_graph_features(
-    tag_columns: str = "auto",
-    use_morph: Union[bool, str, List[str]] = "auto",
-    n_buckets: int = DEFAULT_N_BUCKETS,
+    tag_columns: TAG_COLUMNS_OR_AUTO = "auto",
+    use_morph: USE_MORPH = "auto",
+    n_buckets: TABLE_SIZE = DEFAULT_N_BUCKETS,
     direction_backoff: bool = True,
-    cluster_bits: int = 0,
+    cluster_bits: CLUSTER_BITS = 0,
     sibling_stops: bool = False,
     supertags: bool = False,
-    lemma: Union[bool, str] = "auto",
+    lemma: LEMMA = "auto",
 ) -> FeatureConfig:
     """What the graph parser's factors read and the table they hash into:
     the first-order arc features (McDonald et al. 2005, Table 1) and, at
@@ -147,13 +183,13 @@ def make_graph_features(
                          sibling_stops, supertags, lemma)
 
 
-@spacy.registry.mst_features("spacy_mstparse.GraphFeatures.v1")
+@register("mst_features", "spacy_mstparse.GraphFeatures.v1")
 def make_graph_features_v1(
-    tag_columns: str = "both",
-    use_morph: Union[bool, List[str]] = False,
-    n_buckets: int = DEFAULT_N_BUCKETS,
+    tag_columns: TAG_COLUMNS = "both",
+    use_morph: GIVEN_USE_MORPH = False,
+    n_buckets: TABLE_SIZE = DEFAULT_N_BUCKETS,
     direction_backoff: bool = True,
-    cluster_bits: int = 0,
+    cluster_bits: CLUSTER_BITS = 0,
     sibling_stops: bool = False,
     supertags: bool = False,
 ) -> FeatureConfig:
@@ -170,9 +206,10 @@ spacy.registry.mst_features.register("spacy_mstparse.FirstOrderFeatures.v2",
                                      func=make_graph_features_v1)
 
 
-@spacy.registry.mst_features("spacy_mstparse.FirstOrderFeatures.v1")
+@register("mst_features", "spacy_mstparse.FirstOrderFeatures.v1")
 def make_first_order_features_v1(
-    tag_columns: str = "both", use_morph: bool = False, n_buckets: int = DEFAULT_N_BUCKETS
+    tag_columns: TAG_COLUMNS = "both", use_morph: bool = False,
+    n_buckets: TABLE_SIZE = DEFAULT_N_BUCKETS,
 ) -> FeatureConfig:
     """The first feature set: ``GraphFeatures.v1`` without ``direction_backoff``
     (the plain McDonald et al. 2005 conjunctions), clusters, stop factors or

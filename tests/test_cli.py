@@ -98,7 +98,7 @@ def test_parse_conllu_matches_evaluate(gold_metrics, trained_pipeline, sample_de
     assert len(parsed) == len(gold) == 200
     for p, g in zip(parsed, gold):
         assert [t.text for t in p] == [t.text for t in g]
-        assert sum(t.dep_ == "root" for t in p) == 1
+        assert sum(t.dep_ == "ROOT" for t in p) == 1
         assert p.text == g.text
     assert "# sent_id = " in out.read_text(encoding="utf-8")
     uas, uas_all = recompute(sample_dev, out)
@@ -191,3 +191,167 @@ def test_make_input_docs(sample_dev):
                 assert [t.tag_ for t in doc] == [t.tag_ for t in ref]
                 assert [str(t.morph) for t in doc] == [str(t.morph) for t in ref]
                 assert [t.lemma_ for t in doc] == [t.lemma_ for t in ref]
+
+
+# -- the version, progress bars, a source folder without compiled modules ------
+
+
+def test_version_option():
+    from importlib.metadata import PackageNotFoundError, version
+
+    import spacy_mstparse
+
+    try:
+        expected = version("spacy-mstparse")
+    except PackageNotFoundError:
+        expected = spacy_mstparse.__version__
+    for option in ("--version", "-V"):
+        result = run(option)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.strip() == f"spacy-mstparse {expected}"
+
+
+class TerminalStream:
+    """A text stream that says it is a terminal (and one that does not)."""
+
+    def __init__(self, tty: bool):
+        self.tty, self.parts = tty, []
+
+    def write(self, text):
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return self.tty
+
+    def text(self):
+        return "".join(self.parts)
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_convert_shows_bars_on_a_terminal_only(sample_dev, tmp_path, monkeypatch, tty):
+    from spacy.tokens import DocBin
+
+    from spacy_mstparse.corpus.convert import convert
+
+    stream = TerminalStream(tty)
+    monkeypatch.setattr(sys, "stderr", stream)
+    counts = convert(sample_dev, tmp_path / "dev.spacy", n_sents=5, vocab_lang="en")
+    monkeypatch.undo()
+    n_docs = len(DocBin().from_disk(tmp_path / "dev.spacy"))
+    assert counts["docs"] == n_docs
+    if tty:
+        # both steps drew their bar, the second out of the number of docs written
+        assert "reading dev.conllu" in stream.text()
+        assert "packing:" in stream.text() and f"/{n_docs} [" in stream.text()
+    else:
+        assert stream.text() == ""
+
+
+def test_progress_bar_follows_the_setting(monkeypatch):
+    from spacy_mstparse.progress import progress_bar, shows
+
+    for tty in (True, False):
+        stream = TerminalStream(tty)
+        monkeypatch.setattr(sys, "stderr", stream)
+        assert shows() is tty and shows(True) and not shows(False)
+        assert sum(progress_bar(range(7), desc="counting")) == 21
+        assert ("counting" in stream.text()) is tty
+        stream.parts.clear()
+        list(progress_bar(range(3), desc="forced", show=not tty))
+        assert ("forced" in stream.text()) is (not tty)
+
+
+def test_calibrate_says_no_words_for_a_threshold_no_word_reaches():
+    import numpy
+
+    from spacy_mstparse.calibration import format_calibration
+    from spacy_mstparse.graph.calibration_metrics import calibration_report
+
+    rng = numpy.random.default_rng(0)
+    probs = rng.uniform(0.5, 0.98, size=300)  # none reaches 0.99
+    correct = rng.uniform(size=300) < probs
+    report = calibration_report(probs, correct, (0.9, 0.99))
+    result = {"component": "mst_parser", "sentences": 12,
+              "head": {"temperature_before": 1.0, "temperature": 1.5,
+                       "before": report, "after": report}}
+    lines = format_calibration(result).splitlines()
+    above = probs >= 0.9
+    for line in lines[2:]:
+        assert line.endswith(">= 0.99: no words"), line
+        assert (f">= 0.9: coverage {100 * above.mean():.1f}% accuracy "
+                f"{100 * correct[above].mean():.2f}%") in line
+    assert "nan" not in "\n".join(lines)
+
+
+def source_folder_without_extensions(tmp_path) -> Path:
+    """A copy of the package's Python files, as a clone installed with
+    ``pip install .`` (not editable) has them: nothing compiled."""
+    folder = tmp_path / "clone"
+    for path in (REPO / "spacy_mstparse").rglob("*.py"):
+        target = folder / path.relative_to(REPO)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    return folder
+
+
+def installed_build_env() -> dict:
+    """The environment of a subprocess that finds the package built here
+    after its current folder (as an installed build would be)."""
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    return env
+
+
+def test_a_source_folder_without_extensions_uses_the_installed_build(tmp_path):
+    """`python -m spacy_mstparse` from the folder of a clone installed with
+    `pip install .`: the folder's uncompiled package hands over to the
+    installed build (Ray's workers import it the same way)."""
+    folder = source_folder_without_extensions(tmp_path)
+    code = ("import spacy_mstparse, spacy_mstparse.decoders.dispatch as d; "
+            "print(spacy_mstparse.__file__); print(d.__file__)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=folder, env=installed_build_env(),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    package_file, compiled = out.stdout.split()
+    assert Path(package_file).parent == REPO / "spacy_mstparse"
+    assert Path(compiled).parent == REPO / "spacy_mstparse" / "decoders"
+    assert not compiled.endswith(".py")
+    version = subprocess.run([sys.executable, "-m", "spacy_mstparse", "--version"], cwd=folder,
+                             env=installed_build_env(), capture_output=True, text=True,
+                             timeout=120)
+    assert version.returncode == 0 and version.stdout.startswith("spacy-mstparse "), version
+    # without an installed build the folder's package stays (and cannot load its modules)
+    alone = subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; sys.path.insert(0, '.');"
+                            "import spacy_mstparse; print(spacy_mstparse.__file__)"],
+                           cwd=folder, capture_output=True, text=True, timeout=120)
+    assert Path(alone.stdout.strip()).parent.parent == folder, alone
+
+
+@pytest.mark.slow
+def test_ray_workers_started_from_a_source_folder_use_the_installed_build(tmp_path):
+    pytest.importorskip("ray")
+    folder = source_folder_without_extensions(tmp_path)
+    code = """
+import logging, ray
+ray.init(num_cpus=1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+
+@ray.remote
+def where():
+    import spacy_mstparse, spacy_mstparse.decoders.dispatch as d
+    return spacy_mstparse.__file__ + " " + d.__file__
+
+print(ray.get(where.remote()))
+ray.shutdown()
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=folder, env=installed_build_env(),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    package_file, compiled = out.stdout.split()[-2:]
+    assert Path(package_file).parent == REPO / "spacy_mstparse"
+    assert Path(compiled).parent == REPO / "spacy_mstparse" / "decoders"

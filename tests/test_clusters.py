@@ -154,7 +154,7 @@ def test_component_trains_saves_and_loads_its_clusters(paths_file, tmp_path):
     nlp, parser = trained(paths_file)
     assert len(parser.encoder.clusters) == 4
     expected = parse(nlp, "The dog sleeps .", ["DET", "NOUN", "VERB", "PUNCT"])
-    assert expected == [(1, "det"), (2, "nsubj"), (2, "root"), (2, "punct")]
+    assert expected == [(1, "det"), (2, "nsubj"), (2, "ROOT"), (2, "punct")]
     nlp.to_disk(tmp_path / "model")
     loaded = spacy.load(tmp_path / "model")
     assert len(loaded.get_pipe("mst_parser").encoder.clusters) == 4
@@ -208,16 +208,18 @@ def test_explain_lists_the_cluster_features(paths_file):
     doc = nlp(Doc(nlp.vocab, words="The dog sleeps .".split(), pos=["DET", "NOUN", "VERB", "PUNCT"],
                   tags=["DET", "NOUN", "VERB", "PUNCT"]))
     expl = parser.explain(doc, 1)   # "dog" <- "sleeps"
-    rows = expl["head"]["features"]
-    assert sum(r["weight"] for r in rows) == pytest.approx(expl["head"]["arc_score"], rel=1e-4, abs=1e-3)
+    rows = expl.head.features
+    assert sum(r["weight"] for r in rows) == pytest.approx(expl.head.arc_score, rel=1e-4, abs=1e-3)
     by_template = {r["template"]: r["values"] for r in rows}
-    # 2-bit prefixes: sleeps "11", dog "01"; hybrid pairs with UPOS and words
-    assert by_template["hp+cp/tag3"] == "11 01"
+    # 2-bit prefixes: sleeps "11", dog "01"; hybrid pairs with UPOS and words;
+    # the third tag row named by what it holds
+    assert by_template["hp+cp/cluster"] == "11 01"
     assert by_template["h-cluster+c-pos"] == "11 NOUN"
     assert by_template["h-word+c-cluster"] == "sleeps 01"
-    label = expl["label"]
-    assert sum(r["weight"] for r in label["features"]) == pytest.approx(label["score"], rel=1e-4, abs=1e-3)
-    assert any(r["template"].endswith("/tag3") for r in label["features"])
+    label = expl.label
+    assert sum(r["weight"] for r in label.features) == pytest.approx(label.score, rel=1e-4, abs=1e-3)
+    assert any(r["template"].endswith("/cluster") for r in label.features)
+    assert not any("/tag" in r["template"] for r in rows + label.features)
 
 
 def test_damaged_clusters_part_names_the_file(paths_file, tmp_path):

@@ -121,7 +121,7 @@ def test_docs_hold_the_annotations(nlp):
     assert [t.text for t in doc][:4] == ["From", "the", "AP", "comes"]
     assert doc[3].pos_ == "VERB" and doc[3].tag_ == "VBZ" and doc[3].lemma_ == "come"
     assert doc[3].morph.to_dict()["Tense"] == "Pres"
-    assert doc[3].dep_ == "root" and doc[3].head.i == 3
+    assert doc[3].dep_ == "ROOT" and doc[3].head.i == 3  # UD's root, spaCy's ROOT
     assert doc[2].dep_ == "obl" and doc[2].head.i == 3
     assert doc[0].is_sent_start
     subtyped = [t.dep_ for d in read_conllu(path, nlp.vocab, n_sents=50) for t in d if ":" in t.dep_]
@@ -399,7 +399,7 @@ def test_sentences_without_trees(tmp_path, nlp):
     doc = docs[0]
     assert [t.is_sent_start for t in doc] == [True, False, True, False, False, False, True, False]
     assert [s.start for s in doc.sents] == [0, 2, 6]
-    assert doc[0].dep_ == "" and doc[4].dep_ == "root"
+    assert doc[0].dep_ == "" and doc[4].dep_ == "ROOT"
     assert docs_to_conllu(docs) == path.read_text(encoding="utf-8")
     only = list(read_conllu(write(tmp_path, "plain.conllu", untreed), nlp.vocab))[0]
     assert not only.has_annotation("DEP")

@@ -168,11 +168,23 @@ def test_component_honours_fixed_and_forbidden_heads(nlp_and_docs):
 
 
 def test_component_reports_impossible_constraints(nlp_and_docs):
+    """constraints = "strict" raises, naming the words; the default drops one
+    of the cycle's fixed heads with a warning naming its word."""
     from spacy.tokens import Doc
+
+    from spacy_mstparse.graph.constraints import ConstraintWarning
 
     nlp, _, docs = nlp_and_docs
     doc = next(Doc(d.vocab).from_bytes(d.to_bytes()) for d in docs if len(d) >= 4)
     doc[1]._.fixed_head = doc[2]
     doc[2]._.fixed_head = doc[1]
-    with pytest.raises(ValueError, match=rf"cycle \('{doc[1].text}' \(token 1\)"):
-        nlp.get_pipe("mst_parser")(doc)
+    parser = nlp.get_pipe("mst_parser")
+    parser.constraint_policy = "strict"
+    try:
+        with pytest.raises(ValueError, match=rf"cycle \('{doc[1].text}' \(token 1\)"):
+            parser(doc)
+    finally:
+        parser.constraint_policy = "nonprojective"
+    with pytest.warns(ConstraintWarning, match=r"dropped 1 constraint.*the fixed head"):
+        parser(doc)
+    assert (doc[1].head.i == 2) != (doc[2].head.i == 1)

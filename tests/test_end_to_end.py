@@ -317,6 +317,13 @@ def test_gold_tag_workflow_loads_and_meta_scores_match_evaluate(finished_project
     # same getter and ignored labels on the same dev sentences, gold tags.
     # meta.json holds a 0-1 fraction, the metrics JSON percentages.
     assert meta_uas > 0.6, meta["performance"]
+    # calibrated on dev at the end of training, as the training output and meta say
+    performance = meta["performance"]
+    assert performance["head_ece"] < performance["head_ece_t1"], performance
+    assert performance["dep_ece"] < performance["dep_ece_t1"], performance
+    cfg = srsly.read_json(project.gold_training / "model-best" / "mst_parser" / "cfg")
+    assert cfg["calibration"]["head"]["ece"] == pytest.approx(performance["head_ece"])
+    assert cfg["temperature"] != 1.0 and cfg["label_temperature"] != 1.0
     assert metrics["spacy_dep_uas"] == pytest.approx(100 * meta_uas, abs=0.5), (
         meta["performance"], metrics,
     )

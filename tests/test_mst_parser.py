@@ -118,13 +118,14 @@ def parses(nlp, docs):
 
 def test_labels_and_root(trained):
     nlp, parser, _ = trained
-    assert "nsubj" in parser.labels and "root" in parser.labels
-    assert parser.cfg["root_label"] == "root"
+    # UD's "root" read as spaCy's "ROOT" (as spacy convert and spaCy's parser write it)
+    assert "nsubj" in parser.labels and "ROOT" in parser.labels and "root" not in parser.labels
+    assert parser.cfg["root_label"] == "ROOT"
     for doc in nlp.pipe(dev_docs(nlp)):
         for sent in doc.sents:
             roots = [t for t in sent if t.head.i == t.i]
-            assert len(roots) == 1 and roots[0].dep_ == "root"
-            assert all(t.dep_ != "root" for t in sent if t.head.i != t.i)
+            assert len(roots) == 1 and roots[0].dep_ == "ROOT"
+            assert all(t.dep_ != "ROOT" for t in sent if t.head.i != t.i)
 
 
 def test_score_reports_both_conventions(trained):
@@ -153,7 +154,7 @@ def test_sentences_fallback_and_edge_cases(trained):
     assert len(nlp(Doc(nlp.vocab, words=[]))) == 0
     # one-token doc
     doc = nlp(Doc(nlp.vocab, words=["Hello"], pos=["INTJ"]))
-    assert doc[0].head.i == 0 and doc[0].dep_ == "root"
+    assert doc[0].head.i == 0 and doc[0].dep_ == "ROOT"
     # no sentence boundaries: split after sentence-final punctuation
     words = "I saw it . She left !".split()
     pos = ["PRON", "VERB", "PRON", "PUNCT", "PRON", "VERB", "PUNCT"]

@@ -18,7 +18,7 @@ import pytest
 from test_decoders import enumerate_trees
 
 from spacy_mstparse.graph.calibration_metrics import calibration_report, expected_calibration_error
-from spacy_mstparse.graph.marginals import arc_marginals, label_probabilities
+from spacy_mstparse.graph.marginals import arc_marginals
 from spacy_mstparse.graph.temperature import fit_temperature
 
 PROB_CONFIG = {"components": {"mst_parser": {"probabilities": True, "n_best": 5}}}
@@ -34,15 +34,6 @@ def test_ece_by_hand():
     assert report["coverage@0.9"] == pytest.approx(2 / 6)
     assert report["accuracy@0.9"] == pytest.approx(0.5)
     assert report["accuracy@0.5"] == pytest.approx(3 / 5)
-
-
-def test_label_probabilities_softmax_without_the_root_label():
-    scores = np.array([[0, 0, 0], [1.0, 2.0, 0.0], [3.0, 0.0, 1.0]])
-    heads = np.array([-1, 2, 0])
-    labels = np.array([-1, 1, 0])
-    p = label_probabilities(scores, labels, heads, root_label=0)
-    assert p[1] == pytest.approx(np.exp(2) / (np.exp(2) + np.exp(0)))  # label 0 excluded
-    assert p[2] == 1.0  # the root word's label is fixed
 
 
 def test_fitted_temperature_recovers_the_sampling_temperature():
@@ -158,16 +149,14 @@ def test_head_and_dep_probabilities(loaded):
             h = 0 if token.head.i == token.i else token.head.i - start + 1
             assert token._.head_prob == pytest.approx(probs[h, c])
             assert 0.0 < token._.dep_prob <= 1.0
-    # dep_prob is the softmax of the label scores, whose argmax is the label
-    doc = docs[0]
+    # dep_prob is the label marginal of the labeler's chains at its temperature
+    doc = parser(copies(docs[:1])[0])
     sentence = parser.encoder.encode(doc, [(0, len(doc))])[0]
     heads, labels = parser.graph.parse(sentence)
-    scores = parser.graph.label_scores(sentence, heads)
-    root = parser.graph.root_label_id
-    for c in range(1, len(heads)):
-        if heads[c] != 0:
-            allowed = np.delete(np.arange(scores.shape[1]), root)
-            assert labels[c] == allowed[np.argmax(scores[c, allowed])]
+    marg = parser.graph.label_marginals(sentence, heads, parser.cfg["label_temperature"])
+    for c, token in enumerate(doc, 1):
+        assert token._.dep_prob == pytest.approx(marg[c, labels[c]])
+        assert token.dep_ == parser.cfg["labels"][labels[c]]
 
 
 def test_n_best_parses(loaded):
@@ -212,14 +201,19 @@ def test_calibrate_writes_the_temperature(trained_pipeline, sample_dev, tmp_path
     model = tmp_path / "model"
     shutil.copytree(trained_pipeline, model)
     result = calibrate(model, sample_dev, gold_tags=True)
-    t = result["temperature"]
-    assert t > 0 and t != 1.0
-    assert result["after"]["words"] == result["before"]["words"] > 100
-    # the fitted T cannot be worse in log-likelihood than T = 1
+    t, lt = result["head"]["temperature"], result["label"]["temperature"]
+    assert t > 0 and t != 1.0 and lt > 0 and lt != 1.0
+    assert result["head"]["after"]["words"] == result["head"]["before"]["words"] > 100
+    assert 0 < result["label"]["after"]["words"] < result["head"]["after"]["words"]
+    for part in ("head", "label"):  # fitted on these words: better than T = 1
+        assert result[part]["after"]["ece"] < result[part]["before"]["ece"]
     cfg = json.loads((model / "mst_parser" / "cfg").read_text())
     assert cfg["temperature"] == pytest.approx(t)
+    assert cfg["label_temperature"] == pytest.approx(lt)
+    assert cfg["calibration"]["label"]["ece"] == pytest.approx(result["label"]["after"]["ece"])
     nlp = spacy.load(model, config=PROB_CONFIG)
     assert nlp.get_pipe("mst_parser").cfg["temperature"] == pytest.approx(t)
+    assert nlp.get_pipe("mst_parser").cfg["label_temperature"] == pytest.approx(lt)
     # the probabilities use it
     from spacy.tokens import Doc
 
@@ -242,7 +236,8 @@ def test_calibrate_and_explain_cli(trained_pipeline, sample_dev, tmp_path):
     runner = CliRunner()
     result = runner.invoke(app, ["calibrate", str(model), str(sample_dev), "--gold-tags"])
     assert result.exit_code == 0, result.output
-    assert "ECE" in result.output and ">= 0.99: coverage" in result.output
+    assert "ECE" in result.output and ">= 0.9: coverage" in result.output
+    assert "dep_prob" in result.output
     assert "temperature" in json.loads((model / "mst_parser" / "cfg").read_text())
     bad = runner.invoke(app, ["calibrate", str(model / "nothing"), str(sample_dev)])
     assert bad.exit_code == 1 and "Traceback" not in bad.output
@@ -325,3 +320,31 @@ def test_third_order_probabilities_are_those_of_the_sibling_model():
     (parses,) = doc._.parses
     assert 1 <= len(parses) <= 3
     assert all(0.0 < p["prob"] <= 1.0 for p in parses)
+
+
+def test_evaluation_after_updates_calibrates(trained_pipeline, sample_dev):
+    """What spaCy's training loop does: evaluating on dev after updates fits
+    the head and label temperatures there (and reports the errors); a loaded
+    pipeline evaluated without updates keeps its temperatures."""
+    import spacy
+    from spacy.training import Example
+
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+    nlp = spacy.load(trained_pipeline)
+    parser = nlp.get_pipe("mst_parser")
+    gold = list(read_conllu(sample_dev, nlp.vocab))[:80]
+    examples = [Example(gold_annotated_doc(Example(g.copy(), g)), g) for g in gold]
+    scores = nlp.evaluate(examples)
+    assert parser.cfg["temperature"] == 1.0 and parser.cfg["label_temperature"] == 1.0
+    assert scores["head_ece"] == scores["head_ece_t1"] > 0.05   # uncalibrated
+    parser.update(examples[:10])
+    scores = nlp.evaluate(examples)
+    t, lt = parser.cfg["temperature"], parser.cfg["label_temperature"]
+    assert t != 1.0 and lt != 1.0
+    assert scores["head_ece"] < scores["head_ece_t1"] and scores["dep_ece"] < scores["dep_ece_t1"]
+    assert parser.cfg["calibration"]["head"]["ece"] == pytest.approx(scores["head_ece"])
+    assert parser.cfg["calibration"]["label"]["temperature"] == lt
+    again = nlp.evaluate(examples)
+    assert parser.cfg["temperature"] == t and again["head_ece"] == pytest.approx(scores["head_ece"])

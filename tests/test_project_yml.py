@@ -1,8 +1,10 @@
 """project.yml: every command declares the files it reads (deps) and writes
 (outputs), each dep is a file of the repository or an output of an earlier
 command of the workflow, the default workflows train the raw-text pipeline,
-and `spacy project run` re-runs a command when its input changed."""
+`spacy project run` re-runs a command when its input changed, and the assets
+are UD release files with checksums that the workflows can run on."""
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -181,3 +183,78 @@ def test_changed_input_is_converted_again(tmp_path):
     assert "Skipping" not in out and "Converted" in out, out
     second = n_sentences()
     assert second[1] > first[1], (first, second)  # more words now
+
+
+# -- assets: the UD treebanks fetched from UD's GitHub repositories ---------------
+
+UD_URL = re.compile(r"https://raw\.githubusercontent\.com/UniversalDependencies/"
+                    r"(UD_[A-Za-z_]+-[A-Za-z]+)/(r2\.\d+)/([a-z]+_[a-z]+-ud-(train|dev|test)\.conllu)")
+DEV_COPIES = REPO.parent / "shared" / "data" / "ud"
+
+
+def test_every_asset_is_a_ud_release_file_with_a_checksum(project):
+    assets = project["assets"]
+    assert assets
+    releases = set()
+    for asset in assets:
+        match = UD_URL.fullmatch(asset.get("url", ""))
+        assert match, asset
+        releases.add(match.group(2))
+        # saved under its own name, beside the others, never over the bundled sample
+        assert asset["dest"] == f"assets/ud/{match.group(3)}", asset
+        assert re.fullmatch(r"[0-9a-f]{32}", asset.get("checksum", "")), asset
+        assert asset.get("description")
+    assert len(releases) == 1, releases  # one UD release for all
+    dests = [a["dest"] for a in assets]
+    assert len(set(dests)) == len(dests)
+    # the English train and dev files come without --extra, no English test file at all
+    default = {a["dest"] for a in assets if not a.get("extra", False)}
+    assert default == {"assets/ud/en_ewt-ud-train.conllu", "assets/ud/en_ewt-ud-dev.conllu"}
+    assert not any("en_ewt-ud-test" in d for d in dests)
+    # every other treebank: train, dev and test (what the languages benchmark reads)
+    by_treebank = {}
+    for dest in dests:
+        name, split = PurePosixPath(dest).name.split("-ud-")
+        by_treebank.setdefault(name, set()).add(split.split(".")[0])
+    for name, splits in by_treebank.items():
+        assert splits == ({"train", "dev"} if name == "en_ewt" else {"train", "dev", "test"}), name
+
+
+def test_asset_checksums_match_the_local_treebanks(project):
+    """The checksums are those of the treebanks the project was measured on:
+    fetched assets (or the development copies) must have them."""
+    import hashlib
+
+    checked = 0
+    for asset in project["assets"]:
+        name = PurePosixPath(asset["dest"]).name
+        for path in (REPO / asset["dest"], DEV_COPIES / name):
+            if path.exists():
+                assert hashlib.md5(path.read_bytes()).hexdigest() == asset["checksum"], path
+                checked += 1
+                break
+    if not checked:
+        pytest.skip("no treebank here: neither fetched assets nor development copies")
+
+
+def test_workflows_run_on_fetched_assets():
+    """With the vars pointing at the fetched EWT files, every dep of every
+    workflow is a repository file, an output of an earlier step or an asset."""
+    overrides = {"vars.train_file": "assets/ud/en_ewt-ud-train.conllu",
+                 "vars.dev_file": "assets/ud/en_ewt-ud-dev.conllu", "vars.name": "en_ewt"}
+    project = load_project_config(REPO, overrides=overrides)
+    asset_dests = {a["dest"] for a in project["assets"]}
+    cmds = commands(project)
+    reading_assets = set()
+    for workflow, steps in project["workflows"].items():
+        produced = []
+        for step in steps:
+            for dep in cmds[step].get("deps", []):
+                if dep in asset_dests:
+                    reading_assets.add(step)
+                    continue
+                assert (REPO / dep).exists() or any(inside(dep, out) for out in produced), (
+                    workflow, step, dep)
+            produced.extend(cmds[step].get("outputs", []))
+    # every command reading the train or dev file reads the fetched one
+    assert {"convert-train", "convert-dev", "evaluate", "calibrate"} <= reading_assets

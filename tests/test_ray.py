@@ -197,13 +197,16 @@ def test_parse_batch_for_ray_data(inputs, tagged_pipeline, tmp_path):
     parse = ParseBatch(str(tagged_pipeline))
     out = parse({"text": lines[:3] + ["  "] + lines[3:], "id": list(range(len(lines) + 1))})
     assert out["conllu"][3] == "" and list(out["id"]) == list(range(len(lines) + 1))
-    # the same parses as ``parse``; sent_ids numbered per row after the row's id
+    # the same parses as ``parse``; documents named by the row's id (parse: by
+    # the input line), sent_ids numbered per row after it
     def without_ids(text):
-        return [line for line in text.splitlines() if not line.startswith("# sent_id = ")]
+        return [line for line in text.splitlines()
+                if not line.startswith(("# sent_id = ", "# newdoc id = "))]
 
     assert without_ids("".join(out["conllu"])) == without_ids(reference.read_text(encoding="utf8"))
     sent_ids = [line for line in "".join(out["conllu"]).splitlines() if line.startswith("# sent_id")]
     assert sent_ids[0] == "# sent_id = 0-1" and len(set(sent_ids)) == len(sent_ids)
+    assert "".join(out["conllu"]).startswith("# newdoc id = 0\n")
     validator = REPO.parent / "shared" / "tools" / "ud" / "validate.py"
     if validator.is_file():  # parsed raw text is valid UD (sent_id and text comments)
         check = subprocess.run([sys.executable, str(validator), "--lang", "en", "--level", "2",
@@ -245,6 +248,9 @@ def test_ray_train_writes_pipelines_spacy_loads(corpus, tmp_path, sample_dev, ca
         assert nlp.pipe_names == ["mst_parser"]
         meta = json.loads((out / name / "meta.json").read_text())
         assert meta["performance"]["dep_uas"] > 0.5
+        # calibrated on dev by the driver's evaluation, as spacy train does
+        assert meta["performance"]["head_ece"] < meta["performance"]["head_ece_t1"]
+        assert nlp.get_pipe("mst_parser").cfg["calibration"]["head"]["temperature"] != 1.0
     last = summary["epochs"][-1]["other_scores"]["dep_uas"]
     meta = json.loads((out / "model-last" / "meta.json").read_text())
     assert meta["performance"]["dep_uas"] == pytest.approx(last, abs=1e-9)

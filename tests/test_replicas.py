@@ -123,7 +123,7 @@ def test_component_with_replicas_trains_saves_and_loads(sample_train, tmp_path):
 
 def test_component_rejects_bad_replicas():
     nlp = spacy.blank("en")
-    with pytest.raises(ValueError, match=r"\[mst_parser\] replicas must be >= 1"):
+    with pytest.raises(ValueError, match=r"replicas\s+at root: 0 is not an integer >= 1"):
         nlp.add_pipe("mst_parser", config={"replicas": 0})
     with pytest.raises(ValueError, match=r"\[p2\] replicas > 1 .*Pegasos"):
         nlp.add_pipe("mst_parser", name="p2", config={

@@ -357,6 +357,15 @@ def test_component_trains_saves_sparse_and_reloads(tmp_path, sample_train, sampl
     assert parser.learner.debiasing
     kept = [row["id"] for row in parser.learner.groups() if row["kept"]]
     assert 0 < len(kept) <= 12
+    # the report names tag rows by what they hold, given the model's row names
+    rows = parser.model_features.tag_row_names()
+    named = {row["id"]: row["name"] for row in parser.learner.groups(rows)}
+    numbered = {row["id"]: row["name"] for row in parser.learner.groups()}
+    assert set(named) == set(numbered) and any("/tag" in n for n in numbered.values())
+    assert not any("/tag" in n for n in named.values())
+    for gid, name in numbered.items():
+        base, _, number = name.rpartition("/tag")
+        assert named[gid] == (f"{base}/{rows[int(number) - 1]}" if number.isdigit() else name)
     arc = parser.prediction_weights()[0]
     if overlap == "first":
         group_map = parser.learner.group_map

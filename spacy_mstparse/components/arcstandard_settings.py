@@ -1,7 +1,14 @@
 """The settings of an ``arcstandard_svm`` component: the factory's
 ``DEFAULT_CONFIG`` (the one source of every default, for the factory, the
 component's constructor and the saved state), the settings a trained model
-fixes, and the checks a setting passes."""
+fixes, and the type of each setting (which spaCy's config validation checks,
+and ``checked_settings`` too: ``setting_types``)."""
+from typing import Callable, List, Optional
+
+from ..setting_types import (
+    TABLE_SIZE, check_settings, non_negative_int, non_negative_number, one_of, positive_int,
+    positive_number,
+)
 from ..tag_columns import SINGLE_TAG_COLUMNS
 from ..transition.features import ALL_GROUPS, group_mask
 
@@ -26,28 +33,34 @@ SETTINGS = tuple(key for key in DEFAULT_CONFIG if key != "scorer")
 MODEL_SETTINGS = ("feature_groups", "word_distance", "word_pair_limit", "rare_word_cutoff",
                   "tag_column", "n_buckets")
 NONPROJECTIVE = ("lift", "drop")
+# The factory's type hints (a new setting gets its type here).
+SETTING_TYPES = {
+    "lam": positive_number,
+    "delta": non_negative_number,
+    "feature_groups": List[one_of(*ALL_GROUPS)],
+    "word_distance": one_of("value", "binned"),
+    "word_pair_limit": non_negative_int,
+    "rare_word_cutoff": non_negative_int,
+    "average": bool,
+    "tag_column": one_of(*SINGLE_TAG_COLUMNS),
+    "n_buckets": TABLE_SIZE,
+    "nonprojective": one_of(*NONPROJECTIVE),
+    "min_lifted_label_count": non_negative_int,
+    "max_sentence_length": positive_int,
+    "scorer": Optional[Callable],
+}
 
 
 def checked_settings(name: str, *, lam, delta, feature_groups, word_distance, word_pair_limit,
                      rare_word_cutoff, average, tag_column, n_buckets, nonprojective,
                      min_lifted_label_count, max_sentence_length) -> dict:
-    """The component's settings as saved, after checking them (a ValueError
-    names the component and the setting)."""
-    group_mask(feature_groups, word_distance)  # validates the names
-    if tag_column not in SINGLE_TAG_COLUMNS:
-        raise ValueError(f"[{name}] tag_column must be 'xpos' or 'upos', got {tag_column!r}")
-    if nonprojective not in NONPROJECTIVE:
-        raise ValueError(f"[{name}] nonprojective must be 'lift' or 'drop', got {nonprojective!r}")
-    if not lam > 0:
-        raise ValueError(f"[{name}] lam must be > 0, got {lam}")
-    if delta < 0:
-        raise ValueError(f"[{name}] delta must be >= 0, got {delta}")
-    if n_buckets < 1 or n_buckets & (n_buckets - 1):
-        raise ValueError(f"[{name}] n_buckets must be a power of two, got {n_buckets}")
-    if max_sentence_length < 1:
-        raise ValueError(f"[{name}] max_sentence_length must be >= 1")
-    if word_pair_limit < 0 or rare_word_cutoff < 0:
-        raise ValueError(f"[{name}] word_pair_limit and rare_word_cutoff must be >= 0")
+    """The component's settings as saved, after checking them against
+    ``SETTING_TYPES`` (a ValueError names the component and the setting)."""
+    try:
+        group_mask(feature_groups, word_distance)  # names the unknown feature group
+    except ValueError as err:
+        raise ValueError(f"[{name}] {err}") from None
+    check_settings(name, dict(locals()), SETTING_TYPES)
     return {
         "lam": float(lam),
         "delta": float(delta),

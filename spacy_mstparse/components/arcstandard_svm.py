@@ -47,7 +47,9 @@ from ..transition.model import TransitionModel
 from ..transition.training import TransitionTrainer
 from . import serialization
 from .arcstandard_gold import doc_targets, learnable_trees
+from ..setting_types import config_errors
 from .arcstandard_settings import DEFAULT_CONFIG, MODEL_SETTINGS, SETTINGS, checked_settings
+from .arcstandard_settings import SETTING_TYPES as T
 from .arcstandard_state import LEXICON_PART, WEIGHTS_PART, checked_lexicon, read_arrays, read_cfg
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .serialization import ModelDataError
@@ -62,11 +64,14 @@ HEAD_DEP = [HEAD, DEP]
     default_config=DEFAULT_CONFIG,
     default_score_weights=SCORE_WEIGHTS,
 )
-def make_arcstandard_svm(nlp: Language, name: str, lam: float, delta: float,
-                         feature_groups: List[str], word_distance: str, word_pair_limit: int,
-                         rare_word_cutoff: int, average: bool, tag_column: str, n_buckets: int,
-                         nonprojective: str, min_lifted_label_count: int,
-                         max_sentence_length: int, scorer: Optional[Callable]):
+def make_arcstandard_svm(nlp: Language, name: str, lam: T["lam"], delta: T["delta"],
+                         feature_groups: T["feature_groups"], word_distance: T["word_distance"],
+                         word_pair_limit: T["word_pair_limit"],
+                         rare_word_cutoff: T["rare_word_cutoff"], average: T["average"],
+                         tag_column: T["tag_column"], n_buckets: T["n_buckets"],
+                         nonprojective: T["nonprojective"],
+                         min_lifted_label_count: T["min_lifted_label_count"],
+                         max_sentence_length: T["max_sentence_length"], scorer: T["scorer"]):
     """Arc-standard transition parser with one-vs-rest linear SVMs.
 
     lam: the SVMs' L2 regularization lambda (step size 1/(lambda t)).
@@ -90,7 +95,8 @@ def make_arcstandard_svm(nlp: Language, name: str, lam: float, delta: float,
     max_sentence_length: longest word sequence parsed as one tree.
     """
     settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
-    return ArcStandardSVM(nlp.vocab, name, **settings)
+    with config_errors(f"components.{name}"):
+        return ArcStandardSVM(nlp.vocab, name, **settings)
 
 
 class ArcStandardSVM(DependencyPipe):
@@ -317,7 +323,7 @@ class ArcStandardSVM(DependencyPipe):
         decorated by pseudo-projective lifting."""
         if self._label_cache is None or self._label_cache[0] != self.inventory["labels"]:
             labels = list(self.inventory["labels"])
-            ids = numpy.array([self.vocab.strings.add(l) for l in labels] + [0], dtype="uint64")
+            ids = self.label_string_ids(labels)
             decorated = numpy.array([nonproj.DELIMITER in l for l in labels] + [False])
             self._label_cache = (labels, ids, decorated)
         return self._label_cache[1], self._label_cache[2]

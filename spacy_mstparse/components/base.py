@@ -25,6 +25,7 @@ from spacy.training import Example, validate_examples
 from spacy.util import SimpleFrozenList, ensure_path, minibatch
 
 from .. import __version__
+from ..corpus.conll import doc_label
 from ..features.doc_arrays import SentenceEncoder
 from . import serialization
 from .serialization import ModelDataError
@@ -95,6 +96,14 @@ class DependencyPipe(Pipe):
         unless a subclass keeps them elsewhere)."""
         return list(self.cfg["labels"])
 
+    def label_string_ids(self, labels: Iterable[str]) -> numpy.ndarray:
+        """The string ids of ``labels`` as the Doc gets them (a model's
+        ``root``, e.g. one trained before the Doc said ``ROOT``, as ``ROOT``:
+        ``doc_label``), then 0 (no label) for label index -1."""
+        strings = self.vocab.strings
+        return numpy.array([strings.add(doc_label(label)) for label in labels] + [0],
+                           dtype="uint64")
+
     def add_label(self, label: str) -> int:
         raise NotImplementedError(
             f"[{self.name}] labels are collected by initialize(); pass them with "
@@ -114,7 +123,8 @@ class DependencyPipe(Pipe):
                     if deps[c]:
                         label_counts[deps[c]] += 1
                         root_counts[deps[c]] += heads[c] == 0
-        label_list = sorted(set(labels)) if labels is not None else sorted(label_counts)
+        label_list = (sorted({doc_label(label) for label in labels}) if labels is not None
+                      else sorted(label_counts))
         if not label_list:
             raise ValueError(
                 f"[{self.name}] no dependency labels found in the training examples: "
@@ -177,7 +187,7 @@ class DependencyPipe(Pipe):
                 else:
                     ok = False
                     break
-                deps[i] = token.dep_
+                deps[i] = doc_label(token.dep_)  # a gold "root" (old DocBins) as "ROOT"
             if not ok:
                 self._warn_once(
                     "partial",

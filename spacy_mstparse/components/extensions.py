@@ -8,7 +8,8 @@ Extension attributes, registered on import (spaCy-style, default None):
 
 - ``token._.head_prob``: probability of the token's predicted head (arc
   marginal, ``probabilities = true``); ``token._.dep_prob``: probability of
-  its label given the arc (softmax of the label scores).
+  its label given the tree (the labeler's label marginal). Both at the
+  temperatures fitted at the end of training (``mst_calibration``).
 - ``doc._.arc_probs``: per parsed sentence (chunk), ``(start, marginals)``:
   the first token's index and the float64 (n+1, n+1) marginal matrix,
   ``marginals[h, c]`` for head position h (0 = root, i = token start+i-1) of
@@ -17,19 +18,24 @@ Extension attributes, registered on import (spaCy-style, default None):
   to n_best best distinct trees, best first, each a dict ``{"start": token
   index of the sentence's first word, "heads": [token index of each word's
   head (the word itself for the root)], "deps": [labels], "score": tree
-  score, "prob": p(tree) or None}``; the first is the tree written to
+  score, "prob": p(tree) or None, "dep_probs": each word's label probability
+  given the tree, or None}``; the first is the tree written to
   ``token.head`` / ``token.dep_``. (``display`` draws both with displaCy.)
 - ``doc._.supertag_ids``: the supertags an ``mst_supertagger`` predicted
   (numpy uint64 string ids, one per token); ``token._.supertag``: the
   token's, as a string (None without them).
 - ``token._.fixed_head`` (input): a Token of the same sentence (the token
   itself: the root) that must be its head; ``token._.forbidden_heads``
-  (input): Tokens that must not be its head.
+  (input): Tokens that must not be its head. When no tree of the decoder
+  satisfies them, the pipe's ``constraints`` setting decides
+  (``graph/constraints.py``: Chu-Liu-Edmonds, the fewest dropped with a
+  ``ConstraintWarning``, or ValueError).
 """
 from typing import Optional
 
 from spacy.tokens import Doc, Token
 
+from ..corpus.conll import doc_label
 from ..features.doc_arrays import SUPERTAG_ATTR
 from ..graph.constraints import Constraints
 
@@ -92,14 +98,19 @@ def has_constraints(doc: Doc) -> bool:
 
 def annotate(pipe, doc: Doc, chunks, parses) -> None:
     """Write probabilities and k-best lists (when asked for) into the doc."""
-    labels = pipe.cfg["labels"]
+    labels = [doc_label(label) for label in pipe.cfg["labels"]]
     if pipe.cfg["probabilities"]:
         arc_probs = []
+        # written where spaCy keeps token extension values (see has_constraints):
+        # one dict entry per value, without building Token objects
+        data, offsets = doc.user_data, doc.to_array("IDX").tolist()
         for (start, end, _), parse in zip(chunks, parses):
-            for c, token in enumerate(doc[start:end], 1):
-                token._.head_prob = float(parse.head_probs[c])
-                token._.dep_prob = (float(parse.label_probs[c])
-                                    if parse.label_probs is not None else None)
+            heads = parse.head_probs[1:].tolist()
+            deps = (parse.label_probs[1:].tolist() if parse.label_probs is not None
+                    else [None] * (end - start))
+            for idx, head, dep in zip(offsets[start:end], heads, deps):
+                data[("._.", "head_prob", idx, None)] = head
+                data[("._.", "dep_prob", idx, None)] = dep
             arc_probs.append((start, parse.marginals.probs))
         doc._.arc_probs = arc_probs
     if pipe.cfg["n_best"] > 1:
@@ -108,5 +119,8 @@ def annotate(pipe, doc: Doc, chunks, parses) -> None:
               "heads": [start + c - 1 if h == 0 else start + int(h) - 1
                         for c, h in enumerate(tree.heads[1:], 1)],
               "deps": [labels[l] if l >= 0 else "" for l in tree.labels[1:]],
-              "score": tree.score, "prob": tree.prob} for tree in parse.trees]
+              "score": tree.score, "prob": tree.prob,
+              "dep_probs": (None if tree.label_probs is None
+                            else [float(p) for p in tree.label_probs[1:]])}
+             for tree in parse.trees]
             for (start, end, _), parse in zip(chunks, parses)]

@@ -34,13 +34,14 @@ from ..graph.replicas import check_replicas, make_trainer
 from ..graph.decoder_choice import choose_decoder
 from ..graph.analysis import analyse
 from ..scoring import score_parse
-from . import extensions, mst_explain, mst_inputs, serialization as ser
+from . import extensions, mst_calibration, mst_explain, mst_inputs, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
-from .mst_parser_settings import DEFAULT_CONFIG, MODEL_SETTINGS, check_counts, default_setting
+from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, check_settings,
+                                  config_errors, constraint_policy, default_setting)
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 JOINED_CHUNK_LABEL = "dep"
 RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
 
@@ -48,31 +49,18 @@ RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
     "mst_parser",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config=DEFAULT_CONFIG,
-    default_score_weights=SCORE_WEIGHTS,
+    default_score_weights={**SCORE_WEIGHTS, **mst_calibration.SCORE_WEIGHTS},
 )
-def make_mst_parser(nlp: Language, name: str, decoder: str, order: int, learner,
-                    features: FeatureConfig, label_buckets: int, max_sentence_length: int,
-                    nonprojective_threshold: float, scorer: Optional[Callable],
-                    probabilities: bool, n_best: int, n_threads: int,
-                    quantize_weights: bool, parallel_batch: int, replicas: int, keep_heads: int):
-    """Graph-based dependency parser.
-
-    decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or
-        "auto" (Chu-Liu-Edmonds when more than ``nonprojective_threshold``
-        of the training arcs are non-projective, at second order also more
-        than 1%; graph/decoder_choice.py).
-        With ``order = 2`` the non-projective decoder is the approximate
-        second-order one.
-    order: 1 (arcs), 2 (+ adjacent siblings) or 3 (+ grandparents; projective only).
-    learner: a learner from the ``mst_learners`` registry.
-    features: a feature set from the ``mst_features`` registry.
-    label_buckets: rows of the labeler's hashed weight table (a power of two).
-    max_sentence_length: longest word sequence decoded as one tree.
-    replicas: weight copies trained on reordered streams (graph/replicas.py).
-    keep_heads: arc pruning in prediction, the best heads kept per word (0: none).
-    """
-    settings = {k: v for k, v in locals().items() if k not in ("nlp", "name")}
-    return MSTParser(nlp.vocab, name, **settings)
+def make_mst_parser(nlp: Language, name: str, decoder: T["decoder"], order: T["order"], learner,
+                    features: T["features"], label_buckets: T["label_buckets"], scorer: T["scorer"],
+                    max_sentence_length: T["max_sentence_length"], n_best: T["n_best"],
+                    nonprojective_threshold: T["nonprojective_threshold"], replicas: T["replicas"],
+                    probabilities: T["probabilities"], n_threads: T["n_threads"],
+                    quantize_weights: T["quantize_weights"], parallel_batch: T["parallel_batch"],
+                    constraints: T["constraints"], keep_heads: T["keep_heads"]):
+    """Graph-based dependency parser (the settings and their types: mst_parser_settings)."""
+    with config_errors(f"components.{name}"):  # checks of several settings together
+        return MSTParser(nlp.vocab, **{k: v for k, v in locals().items() if k != "nlp"})
 
 
 class MSTParser(DependencyPipe):
@@ -89,7 +77,7 @@ class MSTParser(DependencyPipe):
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
                  parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
-                 keep_heads: Optional[int] = None):
+                 constraints: Optional[str] = None, keep_heads: Optional[int] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
@@ -98,15 +86,17 @@ class MSTParser(DependencyPipe):
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
         self.learner = default_setting("learner") if learner is None else learner
         self.features = default_setting("features") if features is None else features
+        check_settings(name, {**self.cfg, "features": self.features}, T)
         try:
             GraphModel.check_settings(self.cfg["order"], self.cfg["decoder"], ("auto",),
                                       self.features.sibling_stops)
             check_replicas(self.learner, self.cfg["replicas"])
-            check_counts(self.cfg)
+            self.constraint_policy = constraint_policy(constraints)  # runtime, not saved
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
-                        feature_choice=None, feature_report=None)
+                        label_temperature=1.0, calibration=None, feature_choice=None,
+                        feature_report=None)
         self.vocab = vocab
         self.name = name
         self.inputs = mst_inputs.ParserInputs(vocab, self.features)
@@ -116,6 +106,7 @@ class MSTParser(DependencyPipe):
         self.graph: Optional[GraphModel] = None
         self.trainer: Optional[GraphTrainer] = None
         self._fresh = False      # the model's weights are the trainer's current average
+        self._calibrated = True  # the temperatures fit the weights (no update since)
         self._warned = set()
 
     @property
@@ -164,7 +155,7 @@ class MSTParser(DependencyPipe):
         self.graph = self._new_model()
         self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
         self.trainer.begin(gold)
-        self._fresh = False
+        self._fresh = self._calibrated = False
 
     def _new_model(self) -> GraphModel:
         return GraphModel(self.model_features, order=self.order, decoder=self.decoder,
@@ -218,7 +209,7 @@ class MSTParser(DependencyPipe):
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
             self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"],
                                         *self.graph.to_arrays().values())
-        self._fresh = False
+        self._fresh = self._calibrated = False
         return self.trainer
 
     # -- prediction ----------------------------------------------------------
@@ -270,13 +261,13 @@ class MSTParser(DependencyPipe):
         constrained = extensions.has_constraints(doc)
         return [analyse(self.graph, sentence, probabilities=cfg["probabilities"],
                         n_best=cfg["n_best"], temperature=cfg["temperature"],
+                        label_temperature=cfg["label_temperature"],
                         constraints=(extensions.sentence_constraints(doc, start, end)
-                                     if constrained else None))
+                                     if constrained else None), policy=self.constraint_policy)
                 for (start, end, _), sentence in zip(chunks, sentences)]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        strings = self.vocab.strings  # label string ids; label -1 (none) -> "" (0)
-        label_ids = numpy.array([strings.add(x) for x in self.cfg["labels"]] + [0], dtype="uint64")
+        strings, label_ids = self.vocab.strings, self.label_string_ids(self.cfg["labels"])
         for doc, (chunks, parses) in zip(docs, predictions):
             if not chunks:
                 continue
@@ -297,6 +288,16 @@ class MSTParser(DependencyPipe):
             extensions.annotate(self, doc, chunks, parses)
 
     explain = mst_explain.explain  # (doc, i): why token i got its head and label
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:
+        """The attachment scores and the probabilities' calibration errors;
+        after updates (spaCy's training loop evaluating on dev) the head and
+        label temperatures are first fitted on the examples (mst_calibration)."""
+        examples = list(examples)
+        scores = super().score(examples, **kwargs)
+        scores.update(mst_calibration.calibrate_on_examples(self, examples, not self._calibrated))
+        self._calibrated = True
+        return scores
 
     # -- serialization (the table) ----------------------------------------------
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
@@ -340,10 +341,10 @@ class MSTParser(DependencyPipe):
                 raise ValueError(
                     f"[{self.name}] {where} was trained with {key} = {cfg[key]!r}; it cannot "
                     f"change after training (the config asks for {self.cfg[key]!r})")
-        # Learned: labels, the decoder "auto" chose, temperature (calibrate). Runtime
+        # Learned: labels, the decoder "auto" chose, temperatures (calibration). Runtime
         # settings (max_sentence_length, probabilities, n_best) keep the config's.
         self.cfg.update({key: cfg[key] for key in (
             "labels", "root_label", "decoder_choice", "nonprojective_share", "temperature",
-            "labeler_version") if key in cfg})
+            "label_temperature", "calibration", "labeler_version") if key in cfg})
         if cfg.get("decoder") == self.cfg["decoder"]:
             self.cfg["resolved_decoder"] = cfg.get("resolved_decoder")

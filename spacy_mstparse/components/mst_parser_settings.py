@@ -1,12 +1,37 @@
 """The settings of an ``mst_parser`` component: the factory's
 ``DEFAULT_CONFIG`` (the one source of every default, for the factory, the
-component's constructor and the docs) and the settings a trained model fixes.
+component's constructor and the docs), the type of each setting (which
+spaCy's config validation checks: ``setting_types``) and the settings a
+trained model fixes.
+
+decoder: "eisner" (projective), "chu_liu_edmonds" (non-projective) or "auto"
+    (Chu-Liu-Edmonds when more than ``nonprojective_threshold`` of the
+    training arcs are non-projective, at second order also more than 1%;
+    graph/decoder_choice.py). With ``order = 2`` the non-projective decoder
+    is the approximate second-order one.
+order: 1 (arcs), 2 (+ adjacent siblings) or 3 (+ grandparents; projective only).
+learner: a learner from the ``mst_learners`` registry.
+features: a feature set from the ``mst_features`` registry.
+label_buckets: rows of the labeler's hashed weight table (a power of two).
+max_sentence_length: longest word sequence decoded as one tree.
+replicas: weight copies trained on reordered streams (graph/replicas.py).
+Run-time settings: probabilities (token._.head_prob / dep_prob, calibrated
+at the end of training: components/mst_calibration.py), n_best, n_threads,
+quantize_weights, parallel_batch (training), keep_heads (arc pruning in
+prediction: the best heads kept per word, 0 = none; graph/model.py).
 """
+from typing import Callable, Optional
+
 from spacy import registry
 
 from .. import registry as _registry  # noqa: F401  (@mst_learners, @mst_features)
-from ..features.config import DEFAULT_N_BUCKETS
+from ..decoders.dispatch import DECODERS
+from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
+from ..graph.constraints import POLICIES, check_policy
 from ..graph.training import DEFAULT_PARALLEL_BATCH
+from ..setting_types import (  # noqa: F401  (check_settings, config_errors: for mst_parser)
+    TABLE_SIZE, at_least, check_settings, config_errors, number_in, one_of, positive_int,
+)
 
 # Settings that define the trained model: a load-time config must match.
 MODEL_SETTINGS = ("order", "label_buckets")
@@ -29,9 +54,32 @@ DEFAULT_CONFIG = {
     # runtime settings (mst_parser.py, graph/batch.pyx, features/weights.pyx, graph/training.py):
     "probabilities": False, "n_best": 1, "n_threads": 1, "quantize_weights": False,
     "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
+    # fixed / forbidden heads no tree of the decoder satisfies (graph/constraints.py)
+    "constraints": "nonprojective",
     # arc pruning in prediction: the keep_heads best heads per word (0: none; graph/model.py)
     "keep_heads": 0,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
+}
+
+
+# The factory's type hints (a new setting gets its type here; setting_types.py
+# says how). The learner is any @mst_learners object.
+SETTING_TYPES = {
+    "decoder": one_of(*sorted(DECODERS), "auto"),
+    "order": one_of(1, 2, 3),
+    "features": FeatureConfig,
+    "label_buckets": TABLE_SIZE,
+    "max_sentence_length": positive_int,
+    "nonprojective_threshold": number_in(0, 1),
+    "scorer": Optional[Callable],
+    "probabilities": bool,
+    "n_best": positive_int,
+    "n_threads": positive_int,
+    "quantize_weights": bool,
+    "parallel_batch": positive_int,
+    "replicas": positive_int,
+    "constraints": one_of(*POLICIES),
+    "keep_heads": at_least(0),
 }
 
 
@@ -43,12 +91,7 @@ def default_setting(key: str):
     return value
 
 
-def check_counts(cfg: dict) -> None:
-    """ValueError naming the setting unless the count settings of ``cfg``
-    are integers in range: max_sentence_length, n_best, n_threads and
-    parallel_batch >= 1; keep_heads >= 0 (0: no arc pruning)."""
-    for key, least in (("max_sentence_length", 1), ("n_best", 1), ("n_threads", 1),
-                       ("parallel_batch", 1), ("keep_heads", 0)):
-        value = cfg[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{key} must be an integer >= {least}, got {value!r}")
+def constraint_policy(value=None) -> str:
+    """The ``constraints`` setting (None: the default), checked: one of
+    ``graph.constraints.POLICIES``."""
+    return check_policy(default_setting("constraints") if value is None else value)

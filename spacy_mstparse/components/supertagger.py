@@ -27,6 +27,7 @@ from spacy.util import registry
 from thinc.api import Config, Model, SequenceCategoricalCrossentropy
 
 from ..features.doc_arrays import SUPERTAG_ATTR
+from ..setting_types import number_in
 from ..features.supertags import supertags
 from . import extensions  # noqa: F401  (registers doc._.supertag_ids, token._.supertag)
 
@@ -75,7 +76,8 @@ def make_supertagger_scorer():
                     "scorer": {"@scorers": "spacy_mstparse.supertagger_scorer.v1"}},
     default_score_weights={"supertag_acc": 0.0},
 )
-def make_supertagger(nlp: Language, name: str, model: Model, label_smoothing: float,
+def make_supertagger(nlp: Language, name: str, model: Model,
+                     label_smoothing: number_in(0, 1, high_included=False),
                      scorer: Optional[Callable]):
     """A tagger of dependency supertags (``spacy_mstparse.features.supertags``)
     for ``mst_parser``'s ``supertags`` feature row.

@@ -9,7 +9,8 @@ Reading
     token; a sentence's last word gets a space unless it says
     ``SpaceAfter=No``), LEMMA, UPOS (``token.pos_``), XPOS (``token.tag_``),
     FEATS (``token.morph``), HEAD, DEPREL (``token.dep_``, subtypes such as
-    ``nsubj:pass`` kept) and the sentence starts. In CoNLL-X, CPOSTAG goes to
+    ``nsubj:pass`` kept; UD's ``root`` becomes spaCy's ``ROOT``, as
+    ``spacy convert`` and spaCy's parser write it) and the sentence starts. In CoNLL-X, CPOSTAG goes to
     ``pos_`` and POSTAG to ``tag_``; PHEAD / PDEPREL are checked and dropped.
 
     "_" means "no value" everywhere except for a LEMMA "_" whose FORM is "_"
@@ -51,8 +52,14 @@ Writing
     sentence (when ``user_data`` matches the Doc) or per ``doc.sents``; a Doc
     with neither sentence starts nor dependencies is one sentence. Comments,
     multiword tokens, empty nodes, DEPS and MISC come back from ``user_data``;
-    ``SpaceAfter=No`` always follows the Doc's whitespace. FEATS are written in
-    UD order (case-insensitive by feature name). Root words get DEPREL "root";
+    ``SpaceAfter=No`` always follows the Doc's whitespace. A Doc without
+    stored comments gets ``# sent_id`` (numbered across the Docs) and
+    ``# text`` per sentence; with ``user_data[NEWDOC_ID_KEY]`` (e.g. a line of
+    plain text) it starts with ``# newdoc id = ID``, its sentences are
+    ``ID-1``, ``ID-2``, ... and its last word has no ``SpaceAfter=No`` (a
+    document ends there). FEATS are written in
+    UD order (case-insensitive by feature name). Root words get DEPREL "root"
+    (UD's name for spaCy's ``ROOT``);
     words without a dependency label get HEAD and DEPREL "_". Each sentence
     with dependencies is checked to be one tree with one root
     (``InvalidTreeError`` otherwise). ``enhanced_deps=False`` writes DEPS as
@@ -66,11 +73,15 @@ from .conll_reader import (
     ConllFormatError,
     EmptyInputError,
     USER_DATA_KEY,
+    NEWDOC_ID_KEY,
     FORMATS,
     CONLLU_COLUMNS,
     CONLLX_COLUMNS,
     UPOS_TAGS,
     FORMAT_NAMES,
+    ROOT_LABEL,
+    UD_ROOT_LABEL,
+    doc_label,
     read_conll,
     read_conllu,
     read_conllx,
@@ -89,11 +100,15 @@ __all__ = [
     "ConllFormatError",
     "EmptyInputError",
     "USER_DATA_KEY",
+    "NEWDOC_ID_KEY",
     "FORMATS",
     "CONLLU_COLUMNS",
     "CONLLX_COLUMNS",
     "UPOS_TAGS",
     "FORMAT_NAMES",
+    "ROOT_LABEL",
+    "UD_ROOT_LABEL",
+    "doc_label",
     "read_conll",
     "read_conllu",
     "read_conllx",

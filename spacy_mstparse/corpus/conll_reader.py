@@ -16,6 +16,9 @@ from spacy.vocab import Vocab
 from .byte_ranges import ByteRange, raw_lines
 
 USER_DATA_KEY = "spacy_mstparse.conll"
+# A Doc parsed from plain text may say which document it is (e.g. "line12",
+# its input line): the writer then starts it with "# newdoc id = ...".
+NEWDOC_ID_KEY = "spacy_mstparse.newdoc_id"
 FORMATS = ("conllu", "conllx")
 CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 CONLLX_COLUMNS = ("ID", "FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS", "HEAD", "DEPREL", "PHEAD", "PDEPREL")
@@ -29,6 +32,16 @@ _RANGE = re.compile(r"([0-9]+)-([0-9]+)")
 _DECIMAL = re.compile(r"([0-9]+)\.([0-9]+)")
 _FEATURE = re.compile(r"([^\s=|,]+)=([^\s=|,]+(?:,[^\s=|,]+)*)")
 SPACE_AFTER_NO = "SpaceAfter=No"
+# A root word's label: UD writes "root", spaCy's Doc "ROOT" (what spaCy's own
+# parser and `spacy convert` write). Read and parsed Docs carry ROOT_LABEL,
+# CoNLL-U output UD_ROOT_LABEL.
+ROOT_LABEL = "ROOT"
+UD_ROOT_LABEL = "root"
+
+
+def doc_label(label: str) -> str:
+    """A dependency label as a Doc carries it: "root" in any case -> "ROOT"."""
+    return ROOT_LABEL if label.lower() == UD_ROOT_LABEL else label
 
 PathLike = Union[str, Path]
 
@@ -391,7 +404,7 @@ def _make_doc(vocab: Vocab, sents: List[_Sentence], fmt: str) -> Doc:
             deps.extend([None] * n)
         else:
             heads.extend(offset + head - 1 if head else offset + i for i, head in enumerate(sent.heads))
-            deps.extend(sent.deprels)
+            deps.extend(doc_label(deprel) for deprel in sent.deprels)
     user_data = {USER_DATA_KEY: {"format": fmt, "sents": [sent.to_user_data() for sent in sents]}}
     doc = Doc(
         vocab, words=words, spaces=spaces, lemmas=lemmas, pos=pos, tags=tags,
@@ -453,11 +466,16 @@ def _read(
 
 
 def read_conll_docs(
-    path: PathLike, vocab: Vocab, format: str = "conllu", n_sents: int = 1
+    path: PathLike, vocab: Vocab, format: str = "conllu", n_sents: int = 1,
+    progress: Optional[bool] = False,
 ) -> List[Doc]:
     """All Docs of ``read_conll``, validated; a file without any sentence
-    raises ``EmptyInputError``."""
-    docs = list(read_conll(path, vocab, format=format, n_sents=n_sents))
+    raises ``EmptyInputError``. ``progress``: a bar of the docs read
+    (``progress.progress_bar``: None = on a terminal)."""
+    from ..progress import progress_bar
+
+    docs = list(progress_bar(read_conll(path, vocab, format=format, n_sents=n_sents),
+                             desc=f"reading {Path(path).name}", unit=" docs", show=progress))
     if not docs:
         raise EmptyInputError(path)
     return docs

@@ -9,7 +9,9 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from spacy.tokens import Doc
 
 from .atomic import atomic_write_text
-from .conll_reader import SPACE_AFTER_NO, USER_DATA_KEY, PathLike, find_cycle
+from .conll_reader import (
+    NEWDOC_ID_KEY, ROOT_LABEL, SPACE_AFTER_NO, UD_ROOT_LABEL, USER_DATA_KEY, PathLike, find_cycle,
+)
 
 
 class InvalidTreeError(ValueError):
@@ -60,6 +62,22 @@ def _ud_feats(morph: str) -> str:
     features = morph.split("|")
     features.sort(key=lambda feature: feature.split("=", 1)[0].lower())
     return "|".join(features)
+
+
+def _with_probabilities(misc: str, token) -> str:
+    """MISC with the parser's ``HeadProb`` / ``DepProb`` (``probabilities =
+    true``) and ``Confident`` (``selective.mark_confident``) when set."""
+    values = []
+    for attr, key, fmt in (("head_prob", "HeadProb", "{:.4f}"), ("dep_prob", "DepProb", "{:.4f}"),
+                           ("confident", "Confident", None)):
+        value = token._.get(attr) if token.has_extension(attr) else None
+        if value is not None:
+            values.append(f"{key}={fmt.format(value) if fmt else ('Yes' if value else 'No')}")
+    if not values:
+        return misc
+    items = [item for item in ([] if misc == "_" else misc.split("|"))
+             if item.split("=", 1)[0] not in ("HeadProb", "DepProb", "Confident")]
+    return "|".join(sorted(items + values, key=lambda item: item.split("=", 1)[0].lower()))
 
 
 def _set_space_after(misc: str, no_space: bool) -> str:
@@ -142,6 +160,7 @@ def _render_doc(
     doc: Doc, enhanced_deps: bool, check_trees: bool, first_number: int, sent_id_prefix: str = ""
 ) -> Tuple[str, int]:
     stored = _stored_sentences(doc)
+    newdoc_id = doc.user_data.get(NEWDOC_ID_KEY) if stored is None else None
     blocks = []
     bounds = sentence_bounds(doc)
     for k, (start, end) in enumerate(bounds):
@@ -165,7 +184,12 @@ def _render_doc(
             deps_col = info.get("deps") if enhanced_deps else None
         else:  # no stored comments (e.g. parsed raw text): UD requires sent_id and text
             text = " ".join(doc[start:end].text.split())
-            lines.append(f"# sent_id = {sent_id_prefix}{first_number + k}")
+            if newdoc_id is None:
+                lines.append(f"# sent_id = {sent_id_prefix}{first_number + k}")
+            else:  # the document's id, and sentence ids it numbers
+                if k == 0:
+                    lines.append(f"# newdoc id = {newdoc_id}")
+                lines.append(f"# sent_id = {sent_id_prefix}{newdoc_id}-{k + 1}")
             lines.append(f"# text = {text}")
             mwts, empty, misc_col, deps_col = {}, {}, None, None
         in_mwt = set()
@@ -189,7 +213,7 @@ def _render_doc(
             if not dep:
                 head, deprel = "_", "_"
             elif token.head.i == i:
-                head, deprel = "0", "root"
+                head, deprel = "0", UD_ROOT_LABEL
             else:
                 head_i = token.head.i
                 if not start <= head_i < end:
@@ -197,10 +221,12 @@ def _render_doc(
                         f"token {i} ({form!r}) has its head {head_i} outside its sentence "
                         f"(tokens {start}..{end - 1})"
                     )
-                head, deprel = str(head_i - start + 1), dep
+                head, deprel = str(head_i - start + 1), UD_ROOT_LABEL if dep == ROOT_LABEL else dep
             misc = misc_col[word_id - 1] if misc_col is not None else "_"
-            if word_id not in in_mwt:
-                misc = _set_space_after(misc, not token.whitespace_)
+            if word_id not in in_mwt:  # a document ends without SpaceAfter=No
+                misc = _set_space_after(misc, not token.whitespace_ and not (
+                    newdoc_id is not None and i == len(doc) - 1))
+            misc = _with_probabilities(misc, token)
             cols = [
                 str(word_id),
                 form,

@@ -29,6 +29,7 @@ from spacy.tokens import Doc
 from spacy.training import Corpus, Example
 from spacy.vocab import Vocab
 
+from ..setting_types import config_errors
 from ..tag_columns import CONLL_COLUMNS
 from .conll import sentence_bounds
 from .docbin import read_docbin
@@ -162,11 +163,13 @@ def create_gold_annotations_corpus(
     ``copy_sents`` sets every predicted token's ``is_sent_start`` from the
     reference; ``gold_tokens`` builds the predicted doc on the reference's
     tokens instead of the tokenizer's."""
-    if path is None:
-        raise ValueError(
-            "spacy_mstparse.GoldAnnotationsCorpus.v1 needs a path to a .spacy file "
-            "or a folder of them (set paths.train / paths.dev in the config)"
-        )
+    if path is None:  # a config error, as spaCy prints it (no traceback)
+        with config_errors("corpora"):
+            raise ValueError(
+                "spacy_mstparse.GoldAnnotationsCorpus.v1 needs a path to a .spacy file "
+                "or a folder of them (set paths.train / paths.dev in the config, or give "
+                "--paths.train / --paths.dev)"
+            )
     return GoldAnnotationsCorpus(
         path,
         gold_preproc=gold_preproc,

@@ -64,26 +64,33 @@ def ray_session(workers: int, address: Optional[str] = None) -> Iterator[object]
 
 
 def gather(refs: Sequence[object], names: Sequence[str],
-           expected: Tuple[Type[BaseException], ...] = ()) -> List[object]:
+           expected: Tuple[Type[BaseException], ...] = (),
+           progress: Optional[bool] = False, desc: str = "") -> List[object]:
     """``ray.get`` of every ref, in order. An exception of an ``expected``
     type raised by a task is re-raised as it is; any other task error or a
-    worker that died raises ``DistributedError`` naming the task."""
+    worker that died raises ``DistributedError`` naming the task.
+    ``progress``: a bar ``desc`` of the results in (None: on a terminal)."""
     ray = require_ray()
     from ray.exceptions import RayActorError, RayError, RayTaskError
 
+    from ..progress import progress_bar
+
     results = []
-    for ref, name in zip(refs, names):
-        try:
-            results.append(ray.get(ref))
-        except RayTaskError as err:
-            cause = getattr(err, "cause", None)
-            if isinstance(cause, expected):
-                raise cause from None
-            detail = f"{type(cause).__name__}: {cause}" if cause is not None else _first_line(err)
-            raise DistributedError(f"{name} failed on a Ray worker: {detail}") from None
-        except (RayActorError, RayError) as err:
-            raise DistributedError(
-                f"a Ray worker died, task: {name} ({_first_line(err)})") from None
+    with progress_bar(total=len(refs), desc=desc, unit=" tasks", show=progress) as bar:
+        for ref, name in zip(refs, names):
+            try:
+                results.append(ray.get(ref))
+            except RayTaskError as err:
+                cause = getattr(err, "cause", None)
+                if isinstance(cause, expected):
+                    raise cause from None
+                detail = (f"{type(cause).__name__}: {cause}" if cause is not None
+                          else _first_line(err))
+                raise DistributedError(f"{name} failed on a Ray worker: {detail}") from None
+            except (RayActorError, RayError) as err:
+                raise DistributedError(
+                    f"a Ray worker died, task: {name} ({_first_line(err)})") from None
+            bar.update()
     return results
 
 

@@ -277,16 +277,19 @@ def _collect(ray, pending: Dict[Any, Tuple[int, int]], done: set, feed,
 
 def ray_parse(model, input_path, output_path, workers: int, address: Optional[str] = None,
               fmt: str = "auto", gold_tags: bool = False, batch_size: int = 64,
-              chunk_bytes: Optional[int] = None, driver_share: bool = True) -> Dict[str, Any]:
+              chunk_bytes: Optional[int] = None, driver_share: bool = True,
+              progress: Optional[bool] = None) -> Dict[str, Any]:
     """Parse a file (or every file of a folder) on ``workers`` Ray actors and
     write what ``parse`` writes. Returns a summary (totals and per file).
     ``chunk_bytes``: the size of the chunks (default: ``n_chunks``);
-    ``driver_share``: the driver parses the first chunks while Ray starts."""
+    ``driver_share``: the driver parses the first chunks while Ray starts;
+    ``progress``: a bar of the chunks written (None: on a terminal)."""
     require_ray()
     from ..corpus.atomic import atomic_writer
     from ..corpus.byte_ranges import ByteRange
     from ..corpus.conll import EmptyInputError
     from ..parsing import check_parse_args, warn_resegmented
+    from ..progress import progress_bar
 
     pairs = input_files(Path(input_path), Path(output_path))
     formats = [check_parse_args(inp, out, fmt, gold_tags, batch_size) for inp, out in pairs]
@@ -297,7 +300,9 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
     local.start()  # while Ray starts
     summaries = []
     cpu = {"driver": 0.0, "workers": 0.0}
-    with ray_session(workers, address) as ray:
+    bar = progress_bar(total=len(chunks), desc=f"parsing on {workers} Ray workers",
+                       unit=" chunks", show=progress)
+    with bar, ray_session(workers, address) as ray:
         actor_cls = ray.remote(num_cpus=1)(ParseWorker)
         actors = [actor_cls.remote() for _ in range(workers)]
         try:
@@ -331,6 +336,7 @@ def ray_parse(model, input_path, output_path, workers: int, address: Optional[st
                         cpu["driver" if isinstance(result, dict) else "workers"] += part["cpu_seconds"]
                         for key in counts:
                             counts[key] += part[key]
+                        bar.update()
                     if counts["docs"] == 0:
                         raise EmptyInputError(inp, "text") if file_fmt == "text" else EmptyInputError(inp)
                     for category, message in caught:
@@ -373,9 +379,10 @@ class ParseBatch:
 
     Each row's ``text_column`` is one document (whitespace normalized, as a
     line of a text file given to ``parse``); ``output_column`` gets its
-    CoNLL-U (empty for an empty text), whose sentences are numbered from 1
-    in ``# sent_id``, after "<id>-" when the batch has an ``id_column``
-    (so the ids stay unique across rows). The pipeline loads once per instance."""
+    CoNLL-U (empty for an empty text): a document (``# newdoc id``) named
+    by the row's ``id_column`` (without one: its index in the batch), whose
+    sentences are ``<id>-1``, ``<id>-2``, ... in ``# sent_id`` (so the ids
+    stay unique across rows with ids). The pipeline loads once per instance."""
 
     def __init__(self, model, text_column: str = "text", output_column: str = "conllu",
                  batch_size: int = 64, id_column: str = "id"):
@@ -391,16 +398,15 @@ class ParseBatch:
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
         import numpy
 
-        from ..parsing import parse_items, render_parses
+        from ..parsing import TextDoc, parse_items, render_parses
 
         texts = [" ".join(str(t).split()) for t in batch[self.text_column]]
         rows = [i for i, t in enumerate(texts) if t]
-        docs, _ = parse_items(self.nlp, "text", [texts[i] for i in rows], (), self.batch_size,
-                              progress=False)
+        ids = batch.get(self.id_column)  # the documents' ids (# newdoc id, sent_id ID-k)
+        docs, _ = parse_items(self.nlp, "text", [TextDoc(str(i if ids is None else ids[i]),
+                                                         texts[i]) for i in rows],
+                              (), self.batch_size, progress=False)
         out = [""] * len(texts)
-        ids = batch.get(self.id_column)
         for i, doc in zip(rows, docs):
-            prefix = f"{ids[i]}-" if ids is not None else ""
-            out[i] = render_parses([doc], "a Ray Data batch", "the output column",
-                                   sent_id_prefix=prefix)
+            out[i] = render_parses([doc], "a Ray Data batch", "the output column")
         return {**batch, self.output_column: numpy.array(out, dtype=object)}

@@ -144,10 +144,11 @@ def _save(nlp, before_to_disk, path: Path) -> None:
 def ray_train(config_path, output_path: Optional[Path], workers: int,
               address: Optional[str] = None, overrides: Optional[Dict[str, Any]] = None,
               weighting: str = "uniform", stdout: Optional[IO] = None,
-              stderr: Optional[IO] = None) -> Dict[str, Any]:
+              stderr: Optional[IO] = None, progress: Optional[bool] = None) -> Dict[str, Any]:
     """Train the config's mst_parser on ``workers`` Ray actors by parameter
     mixing; write ``output_path/model-last`` and ``model-best``. Returns a
-    summary with one record per epoch (scores and wall times)."""
+    summary with one record per epoch (scores and wall times). ``progress``:
+    a bar of the shards done in each epoch (None: on a terminal)."""
     require_ray()
     from spacy import registry, util
     from spacy.schemas import ConfigSchemaTraining
@@ -215,7 +216,8 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
                     refs = {k: ray.put(p) for k, p in packed.items()}
                     states = gather(
                         [a.train_epoch.remote(epoch, refs["arc"], refs["label"]) for a in actors],
-                        [f"epoch {epoch + 1} of shard {i + 1}" for i in range(len(actors))])
+                        [f"epoch {epoch + 1} of shard {i + 1}" for i in range(len(actors))],
+                        progress=progress, desc=f"epoch {epoch + 1}: shards trained")
                     t1 = time.perf_counter()
                     sent = sum(packed_nbytes(p) for p in packed.values())
                     received = [sum(packed_nbytes(p) for part in ("weights", "averages")

@@ -6,7 +6,7 @@ treebank at ``initialize`` (``features.selection``), after which ``resolve``
 gives the concrete config the model is built from. spaCy-free."""
 from typing import Optional
 
-from ..tag_columns import TAG_COLUMN_ATTRS
+from ..tag_columns import CONLL_COLUMNS, TAG_COLUMN_ATTRS
 from .first_order import MAX_TAG_ROWS, FirstOrderFeatures
 from .selection import morph_key_set
 
@@ -82,6 +82,14 @@ class FeatureConfig:
                 "have room for: read one tag column besides them (tag_columns = \"upos\", as "
                 "configs/mst_parser_tagged.cfg)")
         return n
+
+    def tag_row_names(self) -> list:
+        """What each tag row of the sentences holds, in order: "upos" /
+        "xpos" (as ``tag_columns`` says), "supertag", "cluster" (the names
+        explanations give the ``/tag1``, ``/tag2``, ... rows)."""
+        columns = TAG_COLUMN_ATTRS[self.tag_columns if self.tag_columns != AUTO else "upos"]
+        names = [CONLL_COLUMNS[attr].lower() for attr in columns]
+        return names + ["supertag"] * self.supertags + ["cluster"] * (self.cluster_bits > 0)
 
     @property
     def is_resolved(self) -> bool:

@@ -8,15 +8,17 @@ column (UPOS, XPOS). A group id is the template key that the extractor
 (``FirstOrderFeatures``) records with every hash it emits, and its name and
 attributes come from the template table (``templates.pyx``).
 """
-from .templates import FIRST_ORDER_TEMPLATES, TAG_COLUMN_STRIDE, split_key
+from .templates import FIRST_ORDER_TEMPLATES, TAG_COLUMN_STRIDE, split_key, with_row_names
 
 
-def group_name(int gid):
-    """Readable name of a group id, e.g. ``"hp+cp/tag2"`` for XPOS pairs."""
+def group_name(int gid, row_names=()):
+    """Readable name of a group id, e.g. ``"hp+cp/tag2"`` for pairs of the
+    second tag row, ``"hp+cp/xpos"`` given ``row_names`` (what each tag row
+    holds: ``FeatureConfig.tag_row_names``)."""
     template, column = split_key(gid)
     if not template.per_tag_column:
         return template.name
-    return f"{template.name}/tag{column + 1}"
+    return with_row_names(f"{template.name}/tag{column + 1}", row_names)
 
 
 def group_ids(int n_tagsets, bint use_morph, bint cluster_row=False):

@@ -13,7 +13,7 @@ choice is saved with the model:
 * ``use_morph``: every FEATS key when FEATS are given on at least
   ``FEATS_MIN_SHARE`` of the words (punctuation and particles have none).
   On the four treebanks tried, every key did as well as or better than the
-  keys an information-gain probe kept (BENCHMARKS.md, "Every UD language");
+  keys an information-gain probe kept (benchmarks/results/languages_feats_subset.json);
   a list of keys in the config reads only those.
 * ``lemma``: the lemma in place of the 5-character prefix (features/first_order)
   when lemmas are given on most words and differ from the lower-cased form on

@@ -6,7 +6,9 @@ once per tag column. ``first_order.pyx`` records the template key of every
 hash it emits; ``feature_groups`` (the sparseptron's groups) and
 ``graph.explain`` read names and attributes from this table.
 
-A template key is what a hash starts from: ``column * TAGSET_STRIDE + id``
+Tag rows are numbered in names (``hp+cp/tag2``: the second tag row) unless
+the caller knows what they hold (``with_row_names``: ``hp+cp/xpos``,
+``/supertag``, ``/cluster``). A template key is what a hash starts from: ``column * TAGSET_STRIDE + id``
 for a template emitted once per tag column (UPOS, XPOS, the supertag or
 cluster row), the bare id otherwise.
 
@@ -111,3 +113,14 @@ def split_key(int key):
     if template is None or column >= MAX_TAGSETS or (column and not template.per_tag_column):
         raise ValueError(f"no first-order template key {key}")
     return template, column
+
+
+def with_row_names(name: str, row_names=()) -> str:
+    """A template name with its tag row said by what the row holds:
+    ``"hp+cp/tag2"`` -> ``"hp+cp/xpos"`` for ``row_names`` ("upos", "xpos"),
+    ``"/tag3"`` -> ``"/supertag"`` or ``"/cluster"``; unchanged without
+    ``row_names`` (the ids, and so saved models, are the same either way)."""
+    base, sep, number = name.rpartition("/tag")
+    if not sep or not row_names or not number.isdigit() or int(number) > len(row_names):
+        return name
+    return f"{base}/{row_names[int(number) - 1]}"

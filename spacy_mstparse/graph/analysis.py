@@ -1,7 +1,8 @@
 """One sentence parsed with options: the best tree or the k best (distinct,
 best first; the decoders' k-best lists: Huang & Chiang 2005 over Eisner's
 chart, Camerini et al. 1980 / Hall 2007 over all trees), among the trees
-satisfying fixed and forbidden heads (``graph.constraints``), labelled, and
+satisfying fixed and forbidden heads (``graph.constraints``; those its
+policy keeps, over the space it chooses), labelled, and
 with probabilities: each tree's exp(score / T - log Z), each word's head and
 label probability (``graph.marginals``). What the ``mst_parser`` pipe calls
 for probabilities, n-best lists and constraints. spaCy-free.
@@ -11,9 +12,9 @@ from typing import List, NamedTuple, Optional
 
 import numpy
 
-from ..decoders.dispatch import DECODERS, Factors, decode
-from .constraints import Constraints
-from .marginals import Marginals, Temperature, arc_marginals, label_probabilities, scaled_scores
+from ..decoders.dispatch import DECODERS, Factors, decode, serves
+from .constraints import Constraints, Resolution, resolve, warn_dropped
+from .marginals import Marginals, Temperature, arc_marginals, scaled_scores
 
 
 class Tree(NamedTuple):
@@ -22,6 +23,7 @@ class Tree(NamedTuple):
     score: float              # the decoder's score (arcs, plus siblings for order 2)
     prob: Optional[float]     # exp(score / T - log Z) when probabilities are on (the
                               # arc score only when the marginals leave siblings out)
+    label_probs: Optional[numpy.ndarray] = None  # p(label | tree) of each word's label
 
 
 class SentenceParse:
@@ -63,31 +65,71 @@ def k_best_trees(decoder: str, factors: Factors, k: int) -> List[numpy.ndarray]:
 
 
 def best_trees(decoder: str, factors: Factors, k: int = 1,
-               constraints: Optional[Constraints] = None) -> List[numpy.ndarray]:
+               constraints: Optional[Constraints] = None,
+               policy: str = "strict") -> List[numpy.ndarray]:
     """The best tree (up to ``k`` distinct trees, best first, see
-    ``k_best_trees``) of ``factors`` among those satisfying ``constraints``.
-    Raises ValueError, naming the words, when no tree satisfies them."""
+    ``k_best_trees``) of ``factors`` among those satisfying ``constraints``,
+    or those the constraint ``policy`` keeps (``graph.constraints``; a
+    ``ConstraintWarning`` names the words whose constraints it dropped).
+    Raises ValueError, naming the words, when no tree satisfies them
+    (``strict``)."""
     if not constraints:
         return k_best_trees(decoder, factors, k)
-    return constraints.decode(lambda masked: k_best_trees(decoder, factors.with_arc(masked), k),
-                              factors.arc, DECODERS[decoder].projective)
+    resolution = resolve(constraints, policy, DECODERS[decoder].projective, factors.arc)
+    warn_dropped(resolution)
+    return resolved_trees(decoder, factors, k, resolution)
+
+
+def resolved_trees(decoder: str, factors: Factors, k: int,
+                   resolution: Resolution) -> List[numpy.ndarray]:
+    """``best_trees`` under the constraints a policy kept, over the search
+    space it chose: the decoder's, or all trees (Chu-Liu-Edmonds of the same
+    order; at order 3, which has none, of order 2: the grandparent factors
+    left out)."""
+    if resolution.projective != DECODERS[decoder].projective:
+        decoder = next(name for name, d in DECODERS.items()
+                       if d.projective == resolution.projective)
+        if not serves(decoder, factors.order, k):
+            factors = Factors(factors.arc, factors.sib)
+    return resolution.constraints.decode(
+        lambda masked: k_best_trees(decoder, factors.with_arc(masked), k),
+        factors.arc, resolution.projective)
+
+
+def chosen_label_probs(marginals: numpy.ndarray, labels: numpy.ndarray) -> numpy.ndarray:
+    """Each word's probability of its label (float64 (n+1), entry 0 NaN)
+    from the label marginals of its tree (``GraphModel.label_marginals``)."""
+    out = numpy.full(len(labels), numpy.nan)
+    words = numpy.arange(1, len(labels))
+    out[1:] = marginals[words, numpy.maximum(labels[1:], 0)]
+    return out
 
 
 def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
-            temperature: Temperature = 1.0,
-            constraints: Optional[Constraints] = None) -> SentenceParse:
+            temperature: Temperature = 1.0, label_temperature: float = 1.0,
+            constraints: Optional[Constraints] = None, policy: str = "strict") -> SentenceParse:
     """Parse one encoded sentence with a ``GraphModel``: the best tree (or
-    the ``n_best`` best, best first) satisfying ``constraints``, labelled,
-    with scores and, if ``probabilities``, arc and label probabilities
-    (``temperature``: one, or one per word, see ``scaled_scores``)."""
+    the ``n_best`` best, best first) satisfying ``constraints`` (those the
+    constraint ``policy`` keeps, see ``best_trees``), labelled, with scores
+    and, if ``probabilities``, arc probabilities over the same trees
+    (``temperature``: one, or one per word, see ``scaled_scores``) and each
+    tree's label probabilities (the labeler's marginals at ``label_temperature``)."""
     if n_best < 1:
         raise ValueError(f"n_best must be >= 1, got {n_best!r}")
     # keep_heads prunes the plain parse only: probabilities, other trees and
     # constraints may need the arcs it would drop
-    factors = model.scores(sentence, pruned=not (probabilities or n_best > 1 or constraints))
+    plain = not (probabilities or n_best > 1 or constraints)
+    factors = (model.scores(sentence) if plain or not getattr(model, "keep_heads", 0)
+               else model.scores(sentence, pruned=False))
     arc = factors.arc
     projective = DECODERS[model.decoder].projective
-    candidates = best_trees(model.decoder, factors, n_best, constraints)
+    if constraints:
+        resolution = resolve(constraints, policy, projective, arc)
+        warn_dropped(resolution)
+        constraints, projective = resolution.constraints, resolution.projective
+        candidates = resolved_trees(model.decoder, factors, n_best, resolution)
+    else:
+        candidates = k_best_trees(model.decoder, factors, n_best)
     marg = None
     if probabilities:
         # the distribution of the arc and sibling factors (grandparents left out)
@@ -110,7 +152,11 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
             prob = float(math.exp(min(0.0, modelled / marg.temperature - marg.log_z)))
         labels = model.label(sentence, heads) if model.labeler is not None else \
             numpy.full(len(heads), -1, dtype="int32")
-        trees.append(Tree(heads, labels, float(score), prob))
+        label_probs = None
+        if probabilities and model.labeler is not None:
+            label_probs = chosen_label_probs(
+                model.label_marginals(sentence, heads, label_temperature), labels)
+        trees.append(Tree(heads, labels, float(score), prob, label_probs))
     parse = SentenceParse(trees, marg)
     if marg is not None:
         best = trees[0]
@@ -118,8 +164,5 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
         head_probs = numpy.full(n + 1, numpy.nan)
         head_probs[1:] = marg.probs[best.heads[1:], numpy.arange(1, n + 1)]
         parse.head_probs = head_probs
-        if model.labeler is not None:
-            scores = model.label_scores(sentence, best.heads)
-            parse.label_probs = label_probabilities(scores, best.labels, best.heads,
-                                                    model.root_label_id)
+        parse.label_probs = best.label_probs
     return parse

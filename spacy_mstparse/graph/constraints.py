@@ -24,14 +24,55 @@ Other impossible sets (e.g. forbidden arcs that leave a group of words no
 way to the root) are found by the decoder: ``decode`` re-raises its
 ``NoTreeError`` naming the constrained words. Words are named in messages by
 ``names[i]`` (default "word i").
+
+A policy (``POLICIES``; ``resolve``) says what to do with constraints that no
+tree of the decoder's search space satisfies:
+
+- ``strict``: nothing; decoding raises as above.
+- ``nonprojective``: when a non-projective tree satisfies them, decode over
+  all trees (Chu-Liu-Edmonds); when none does, as ``drop`` over all trees.
+- ``drop``: drop the fewest constraints (one constraint: a word's fixed head,
+  or one forbidden arc) that leave a satisfiable set. Satisfiability is
+  decided exactly by running the decoder (Eisner, or Chu-Liu-Edmonds over
+  all trees) on 0 / -inf scores. The minimum set is found as an implicit
+  hitting set (as in MaxHS, Davies & Bacchus 2011): minimal conflicting
+  subsets (QuickXplain, Junker 2004) are collected, and the smallest set of
+  constraints meeting every one found so far, by enumeration, is tried until
+  the rest is satisfiable: exact while that set has at most ``EXACT_DROPS``
+  constraints and the search stays small (``MAX_HITTING_CANDIDATES``). Beyond,
+  greedy: the constraint in most of the conflicts found is dropped, a new
+  conflict found, until the rest is satisfiable (not always the fewest).
+  On ties the forbidden arcs go first (a fixed head says more).
+
+A fixed arc that the scores already exclude (-inf: pruned, as the order-3
+model's arc pruning does) is given the score 0, so it stays usable.
 """
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+import itertools
+import warnings
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 
-from ..decoders import NoTreeError
+from ..decoders import NoTreeError, chu_liu_edmonds, eisner
 
 Arc = Tuple[int, int]
+Unit = Tuple[str, int, int]     # ("forbidden", head, word) or ("fixed", head, word)
+POLICIES = ("nonprojective", "drop", "strict")
+EXACT_DROPS = 4                 # minimum drop sets searched exactly up to this size
+MAX_HITTING_CANDIDATES = 20000  # subsets tried per size before the greedy takes over
+
+
+class ConstraintWarning(UserWarning):
+    """Constraints that no tree satisfies were dropped (policies ``drop`` and
+    ``nonprojective``)."""
+
+
+def check_policy(policy, setting: str = "constraints") -> str:
+    """The policy, or ValueError naming the setting and the allowed values."""
+    if policy not in POLICIES:
+        raise ValueError(f"{setting} must be one of " + ", ".join(f'"{p}"' for p in POLICIES)
+                         + f", got {policy!r}")
+    return policy
 
 
 class Constraints:
@@ -132,19 +173,23 @@ class Constraints:
         for c, h in self.fixed.items():
             mask[:, c] = True
             mask[h, c] = False
-        for h, c in self.forbidden:
-            mask[h, c] = True
         if single_root and any(h == 0 for h in self.fixed.values()):
             root_word = next(c for c, h in self.fixed.items() if h == 0)
             mask[0, 1:] = True
             mask[0, root_word] = False
+        for h, c in self.forbidden:   # last: a forbidden arc stays forbidden
+            mask[h, c] = True
         return mask
 
     def masked(self, arc: numpy.ndarray, single_root: bool = True) -> numpy.ndarray:
         """The arc scores with -inf on every excluded arc (for the decoders
         and the marginals)."""
         out = numpy.array(arc, dtype="float32", copy=True)
-        out[self.excluded(single_root)] = -numpy.inf
+        excluded = self.excluded(single_root)
+        for c, h in self.fixed.items():
+            if out[h, c] == -numpy.inf and not excluded[h, c]:
+                out[h, c] = 0.0       # pruned away: put back (every tree has it)
+        out[excluded] = -numpy.inf
         return out
 
     def violations(self, heads: Sequence[int]) -> List[int]:
@@ -167,3 +212,141 @@ class Constraints:
                 f"no {kind} satisfies the constraints on "
                 + ", ".join(self.name(c) for c in words)
                 + f" (the fixed and forbidden heads exclude every {kind}: {err})") from None
+
+    # -- satisfiability and the policies ---------------------------------------------
+    def units(self) -> List[Unit]:
+        """The constraints one by one, forbidden arcs first (dropped first on ties)."""
+        return ([("forbidden", h, c) for h, c in sorted(self.forbidden, key=lambda a: a[::-1])]
+                + [("fixed", h, c) for c, h in sorted(self.fixed.items())])
+
+    def keeping(self, units: Iterable[Unit]) -> "Constraints":
+        """The constraints ``units`` only (a subset of ``units()``), same names."""
+        units = list(units)
+        return Constraints(self.n, {c: h for kind, h, c in units if kind == "fixed"},
+                           [(h, c) for kind, h, c in units if kind == "forbidden"], self.names)
+
+    def feasible(self, arc: Optional[numpy.ndarray] = None, projective: bool = False,
+                 single_root: bool = True) -> bool:
+        """Whether some tree (projective if asked) satisfies the constraints and
+        avoids the -inf arcs of ``arc`` (None: all arcs allowed): the decoder
+        run on 0 / -inf scores."""
+        base = numpy.zeros((self.n + 1, self.n + 1), "float32") if arc is None else arc
+        scores = numpy.where(numpy.isfinite(self.masked(base, single_root)), 0.0,
+                             -numpy.inf).astype("float32")
+        try:
+            (eisner if projective else chu_liu_edmonds)(scores, single_root=single_root)
+        except NoTreeError:
+            return False
+        return True
+
+    def minimum_drop(self, arc: Optional[numpy.ndarray] = None, projective: bool = False,
+                     single_root: bool = True) -> Tuple["Constraints", Tuple[Unit, ...], bool]:
+        """(kept, dropped, exact): the fewest constraints to drop so that the
+        rest is ``feasible`` (module docstring); ``exact`` False when the
+        greedy search chose them."""
+        units = self.units()
+
+        def feasible(kept) -> bool:
+            return self.keeping(kept).feasible(arc, projective, single_root)
+
+        if not feasible([]):
+            raise NoTreeError("no tree avoids the excluded arcs, whatever the constraints")
+        cores: List[List[Unit]] = []
+        drop = _minimum_hitting_set(cores)
+        while drop is not None:
+            rest = [u for u in units if u not in drop]
+            if feasible(rest):
+                return self.keeping(rest), tuple(u for u in units if u in drop), True
+            cores.append(_conflict([], rest, feasible, False))
+            drop = _minimum_hitting_set(cores)
+        drop = set()
+        while True:   # greedy
+            rest = [u for u in units if u not in drop]
+            if feasible(rest):
+                return self.keeping(rest), tuple(u for u in units if u in drop), False
+            core = _conflict([], rest, feasible, False)
+            cores.append(core)
+            drop.add(max(reversed(core), key=lambda u: sum(u in c for c in cores)))
+
+    def describe(self, unit: Unit) -> str:
+        kind, h, c = unit
+        return (f"the fixed head {self.name(h)} of {self.name(c)}" if kind == "fixed"
+                else f"the forbidden head {self.name(h)} of {self.name(c)}")
+
+
+def _conflict(background: List[Unit], candidates: List[Unit], feasible,
+              checked: bool) -> List[Unit]:
+    """QuickXplain (Junker 2004): a minimal subset X of ``candidates`` with
+    ``background`` + X infeasible (``background`` + ``candidates`` is; the
+    background alone is feasible). ``checked``: background just grew."""
+    if checked and not feasible(background):
+        return []
+    if len(candidates) == 1:
+        return list(candidates)
+    half = len(candidates) // 2
+    first, second = candidates[:half], candidates[half:]
+    x2 = _conflict(background + first, second, feasible, True)
+    x1 = _conflict(background + x2, first, feasible, bool(x2))
+    return x1 + x2
+
+
+def _minimum_hitting_set(cores: List[List[Unit]]) -> Optional[set]:
+    """A smallest set meeting every core, by enumeration (first found in
+    candidate order), or None when it has more than ``EXACT_DROPS`` members
+    or the enumeration would try more than ``MAX_HITTING_CANDIDATES`` sets."""
+    pool = sorted({u for core in cores for u in core},   # the order of ``units()``
+                  key=lambda u: (u[0] == "fixed", u[2], u[1]))
+    for size in range(0, EXACT_DROPS + 1):
+        tried = 0
+        for subset in itertools.combinations(pool, size):
+            tried += 1
+            if tried > MAX_HITTING_CANDIDATES:
+                return None
+            chosen = set(subset)
+            if all(chosen.intersection(core) for core in cores):
+                return chosen
+    return None
+
+
+class Resolution(NamedTuple):
+    """What a policy made of a sentence's constraints."""
+    constraints: Constraints      # the constraints kept
+    projective: bool              # decode over projective trees (else over all trees)
+    dropped: Tuple[Unit, ...]     # the constraints dropped (none: all kept)
+    exact: bool                   # the drop set is minimum (else the greedy's)
+    dropped_for: str = "tree"     # the trees the rest must allow: "tree", "projective tree"
+
+    def warning(self) -> str:
+        """The message naming the words whose constraints were dropped."""
+        cons = self.constraints
+        words = sorted({c for _, _, c in self.dropped})
+        how = "the fewest" if self.exact else "by a greedy search, not always the fewest"
+        return (f"no {self.dropped_for} satisfies the fixed and forbidden heads of "
+                + ", ".join(cons.name(c) for c in words)
+                + f"; dropped {len(self.dropped)} constraint(s) ({how}) and parsed with the "
+                "rest: " + "; ".join(cons.describe(u) for u in self.dropped))
+
+
+def resolve(constraints: Constraints, policy: str, projective: bool,
+            arc: Optional[numpy.ndarray] = None, single_root: bool = True) -> Resolution:
+    """What ``policy`` (``POLICIES``, module docstring) does with the
+    constraints of a decoder over projective trees (``projective``) or all
+    trees, under the -inf arcs of ``arc`` (None: none)."""
+    check_policy(policy)
+    if policy == "strict" or constraints.feasible(arc, projective, single_root):
+        return Resolution(constraints, projective, (), True)
+    if policy == "nonprojective":
+        if projective and constraints.feasible(arc, False, single_root):
+            return Resolution(constraints, False, (), True)
+        kept, dropped, exact = constraints.minimum_drop(arc, False, single_root)
+        return Resolution(kept, projective and kept.feasible(arc, True, single_root),
+                          dropped, exact)
+    kept, dropped, exact = constraints.minimum_drop(arc, projective, single_root)
+    return Resolution(kept, projective, dropped, exact,
+                      "projective tree" if projective else "tree")
+
+
+def warn_dropped(resolution: Resolution, stacklevel: int = 3) -> None:
+    """One ``ConstraintWarning`` naming the words, if constraints were dropped."""
+    if resolution.dropped:
+        warnings.warn(resolution.warning(), ConstraintWarning, stacklevel=stacklevel)

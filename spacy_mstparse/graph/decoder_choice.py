@@ -7,8 +7,8 @@ projective decoding better on mostly projective languages, McDonald et al.
 (2005b) non-projective decoding better on Czech. With k-best MIRA trained
 under each decoder (k best spanning trees: Camerini et al. 1980, Hall 2007)
 the share of non-projective *arcs* in the training trees separates the two
-cases on the UD treebanks measured (BENCHMARKS.md, "Projective vs
-non-projective decoding, and `auto`"): Chu-Liu-Edmonds when more than
+cases on the UD treebanks measured (BENCHMARKS.md, "Learners and
+decoders"; benchmarks/results/nonprojective.json): Chu-Liu-Edmonds when more than
 ``threshold`` of the arcs are non-projective (an arc h -> c with a word
 between h and c that h does not dominate; Nivre & Nilsson 2005), else
 Eisner. The share of non-projective *sentences* does not: long sentences

@@ -12,13 +12,18 @@ decoder used. The same for the label (McDonald et al. 2006's second-stage
 labeler, whose template table is ``labeler.templates``): each feature's
 weight for the chosen label and for the best other label, whose sums are the
 two label scores. spaCy-free: the caller gives the words' readable
-attributes as a ``WordView``.
+attributes as a ``WordView``, and gets an ``Explanation`` in token indices
+(whose text numbers words by token index, or by CoNLL ID).
+
+Tag rows are named by what they hold (``hp+cp/xpos``, ``hp+cp/supertag``,
+``hp+cp/cluster``) when the view names them, else by number (``/tag2``).
 """
+from dataclasses import asdict, dataclass
 from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import numpy
 
-from ..features.feature_groups import group_name
+from ..features.feature_groups import group_name, with_row_names
 from ..features.templates import split_key
 from ..labeler.templates import LABEL_TEMPLATES
 from .constraints import Constraints
@@ -32,10 +37,12 @@ PREFIX_LENGTH = 5
 class WordView(NamedTuple):
     """Readable attributes of positions 0..n (0 = the root): the lower-cased
     words, one list of tags per tag column (the cluster row's path prefixes
-    last), the morphological features."""
+    last), the morphological features, and what each tag row holds (e.g.
+    ``("upos", "xpos", "supertag", "cluster")``; empty: rows named by number)."""
     words: Sequence[str]
     tags: Sequence[Sequence[str]]
     morphs: Sequence[Sequence[str]]
+    row_names: Sequence[str] = ()
 
 
 def direction_distance(h: int, c: int) -> str:
@@ -155,7 +162,8 @@ def _arc_rows(model, sentence, view: WordView, h: int, c: int) -> List[Dict[str,
         values = _Reader(view, h, c, column).template_values(template.reads, k)
         for m in range(n_conj):
             bucket = int(ids[j + m])
-            rows.append({"template": group_name(key), "values": values, "conjunction": conj[m],
+            rows.append({"template": group_name(key, view.row_names), "values": values,
+                         "conjunction": conj[m],
                          "bucket": bucket, "weight": float(model.arc_weights[bucket])})
     return rows
 
@@ -171,7 +179,7 @@ def _label_rows(model, sentence, view: WordView, heads, c: int, label: int,
         k = counts.get(name, 0)
         counts[name] = k + 1
         reader = _Reader(view, int(heads[c]), c, t, heads)
-        rows.append({"template": name,
+        rows.append({"template": with_row_names(name, view.row_names),
                      "values": reader.template_values(LABEL_TEMPLATE_READS[base], k),
                      "bucket": int(offset),
                      "weight": float(model.label_weights[int(offset) + label]),
@@ -211,46 +219,159 @@ def _transition_rows(model, sentence, heads, c: int, label: int,
     return rows
 
 
+@dataclass
+class HeadChoice:
+    """A head of the word: its token index (None = the root), the arc score,
+    the score of the best tree with it, and every feature of the arc
+    (template, values, conjunction, bucket, weight; the weights sum to the
+    arc score)."""
+    token: Optional[int]
+    arc_score: float
+    tree_score: float
+    features: List[Dict[str, object]]
+
+
+@dataclass
+class LabelChoice:
+    """The word's label and the best other label, with their scores and each
+    feature's weight for both (``weight`` / ``competitor_weight``)."""
+    label: str
+    score: float
+    competitor: Optional[str]
+    competitor_score: Optional[float]
+    forced_root_label: bool
+    features: List[Dict[str, object]]
+
+
+@dataclass
+class Explanation:
+    """Why token ``token`` got its head and label: the chosen head, the best
+    competing head (the head in the best tree without the chosen arc; None
+    if the head is fixed or the only one possible), and the label. Token
+    indices as spaCy's (``token.i``); ``words`` maps the indices of the
+    words of its sentence to their text, ``sentence_start`` is the index of
+    the sentence's first word (CoNLL ID 1). ``str()`` gives the text,
+    ``format(conll_ids=True)`` numbers the words by CoNLL ID."""
+    token: int
+    head: HeadChoice
+    competitor: Optional[HeadChoice]
+    label: Optional[LabelChoice]
+    words: Dict[int, str]
+    sentence_start: int
+
+    @property
+    def arc_score_difference(self) -> Optional[float]:
+        comp = self.competitor
+        return None if comp is None else self.head.arc_score - comp.arc_score
+
+    @property
+    def tree_score_difference(self) -> Optional[float]:
+        comp = self.competitor
+        return None if comp is None else self.head.tree_score - comp.tree_score
+
+    def to_dict(self) -> Dict[str, object]:
+        return asdict(self)
+
+    def name(self, token: Optional[int], conll_ids: bool = False) -> str:
+        """``text/number`` of a token (``ROOT`` for the root)."""
+        if token is None:
+            return "ROOT"
+        return f"{self.words[token]}/{token - self.sentence_start + 1 if conll_ids else token}"
+
+    def format(self, top: int = 15, conll_ids: bool = False) -> str:
+        """The explanation as text, ``top`` features per arc and label (0 =
+        all), words numbered by token index or by CoNLL ID."""
+        lines: List[str] = []
+
+        def features(rows, key="weight"):
+            rows = sorted(rows, key=lambda r: -abs(r[key] or 0.0))
+            shown = rows if top <= 0 else rows[:top]
+            for r in shown:
+                conj = f", {r['conjunction']}" if r.get("conjunction") else ""
+                extra = (f"  (vs {r['competitor_weight']:+.3f})"
+                         if r.get("competitor_weight") is not None else "")
+                lines.append(f"    {r['weight']:+9.3f}  {r['template']} = {r['values']}"
+                             f"{conj}{extra}")
+            if len(shown) < len(rows):
+                rest = sum(r[key] or 0.0 for r in rows[len(shown):])
+                lines.append(f"    {rest:+9.3f}  ({len(rows) - len(shown)} more features)")
+
+        head, comp, label = self.head, self.competitor, self.label
+        lines.append(f"{self.name(self.token, conll_ids)}: head {self.name(head.token, conll_ids)} "
+                     f"(arc score {head.arc_score:.3f}, sum of {len(head.features)} "
+                     f"feature weights)")
+        features(head.features)
+        if comp is not None:
+            lines.append(f"best competing head {self.name(comp.token, conll_ids)} (arc score "
+                         f"{comp.arc_score:.3f}); arc score difference "
+                         f"{self.arc_score_difference:+.3f}, tree score difference "
+                         f"{self.tree_score_difference:+.3f}")
+            features(comp.features)
+        else:
+            lines.append("no competing head (the head is fixed or the only possible one)")
+        if label is not None:
+            if label.forced_root_label:
+                lines.append(f"label {label.label} (the root label, fixed for the root word)")
+            elif label.competitor is None:
+                lines.append(f"label {label.label} (score {label.score:.3f}), the only label "
+                             "seen in training for these tags and direction")
+                features(label.features)
+            else:
+                lines.append(f"label {label.label} (score {label.score:.3f}) vs "
+                             f"{label.competitor} (score {label.competitor_score:.3f}); "
+                             f"difference {label.score - label.competitor_score:+.3f}")
+                features(label.features)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
 def explain_arc(model, sentence, view: WordView, c: int,
-                constraints: Optional[Constraints] = None) -> Dict[str, object]:
-    """Why word c got its head and label in the model's best tree (under
-    ``constraints``): see the module docstring. Returns a JSON-able dict."""
+                constraints: Optional[Constraints] = None, first_token: int = 0,
+                sentence_start: Optional[int] = None, texts: Optional[Sequence[str]] = None,
+                label_name=str) -> Explanation:
+    """Why word c (position 1..n) got its head and label in the model's best
+    tree (under ``constraints``): see the module docstring. Position p is
+    token ``first_token + p - 1``; ``sentence_start`` (default: position
+    1's token) the first token of the sentence the positions are part of;
+    ``texts`` the words' texts (default: the view's); ``label_name`` gives
+    a model label as the Doc writes it."""
     if not 1 <= c <= sentence.n:
         raise ValueError(f"no word {c} in a sentence of {sentence.n} words")
     parse = analyse(model, sentence, constraints=constraints)
     best = parse.trees[0]
     h = int(best.heads[c])
     arc = model.scores(sentence).arc
-    out: Dict[str, object] = {
-        "word": c, "tree_score": best.score,
-        "head": {"position": h, "arc_score": float(arc[h, c]),
-                 "features": _arc_rows(model, sentence, view, h, c)},
-        "competitor": None,
-    }
+
+    def token(position: int) -> Optional[int]:
+        return None if position == 0 else first_token + position - 1
+
+    def head_choice(p: int, tree_score: float) -> HeadChoice:
+        return HeadChoice(token(p), float(arc[p, c]), float(tree_score),
+                          _arc_rows(model, sentence, view, p, c))
+
     rival = _rival_tree(model, sentence, c, h, constraints)
-    if rival is not None:
-        h2 = int(rival.heads[c])
-        out["competitor"] = {"position": h2, "arc_score": float(arc[h2, c]),
-                             "tree_score": rival.score,
-                             "features": _arc_rows(model, sentence, view, h2, c)}
-        out["arc_score_difference"] = float(arc[h, c]) - float(arc[h2, c])
-        out["tree_score_difference"] = best.score - rival.score
+    label = None
     if model.labeler is not None:
         scores = model.label_scores(sentence, best.heads)[c]
-        label = int(best.labels[c])
+        y = int(best.labels[c])
+        forced = bool(h == 0 and model.root_label_id >= 0)
         allowed = [l for l in range(len(model.labels))   # -inf: outside the restriction
-                   if l != label and (h == 0 or l != model.root_label_id)
+                   if l != y and (h == 0 or l != model.root_label_id)
                    and numpy.isfinite(scores[l])]
-        other = max(allowed, key=lambda l: scores[l]) if allowed and not (
-            h == 0 and model.root_label_id >= 0) else None
-        out["label"] = {
-            "label": model.labels[label], "score": float(scores[label]),
-            "competitor": model.labels[other] if other is not None else None,
-            "competitor_score": float(scores[other]) if other is not None else None,
-            "forced_root_label": bool(h == 0 and model.root_label_id >= 0),
-            "features": _label_rows(model, sentence, view, best.heads, c, label, other),
-        }
-    return out
+        other = max(allowed, key=lambda l: scores[l]) if allowed and not forced else None
+        label = LabelChoice(
+            label_name(model.labels[y]), float(scores[y]),
+            label_name(model.labels[other]) if other is not None else None,
+            float(scores[other]) if other is not None else None, forced,
+            _label_rows(model, sentence, view, best.heads, c, y, other))
+    texts = list(texts) if texts is not None else list(view.words[1:])
+    return Explanation(
+        token=token(c), head=head_choice(h, best.score),
+        competitor=(head_choice(int(rival.heads[c]), rival.score) if rival is not None else None),
+        label=label, words={first_token + k: text for k, text in enumerate(texts)},
+        sentence_start=first_token if sentence_start is None else sentence_start)
 
 
 def _rival_tree(model, sentence, c: int, h: int, constraints: Optional[Constraints]):
@@ -263,50 +384,3 @@ def _rival_tree(model, sentence, c: int, h: int, constraints: Optional[Constrain
         return analyse(model, sentence, constraints=rival).trees[0]
     except ValueError:
         return None
-
-
-def format_explanation(expl: Dict[str, object], names: Sequence[str], top: int = 15) -> str:
-    """Readable text of ``explain_arc``'s result; ``names[i]`` names position i."""
-    c = expl["word"]
-    lines = []
-
-    def features(rows, key="weight"):
-        rows = sorted(rows, key=lambda r: -abs(r[key] or 0.0))
-        shown = rows if top <= 0 else rows[:top]
-        for r in shown:
-            conj = f", {r['conjunction']}" if r.get("conjunction") else ""
-            extra = (f"  (vs {r['competitor_weight']:+.3f})"
-                     if r.get("competitor_weight") is not None else "")
-            lines.append(f"    {r['weight']:+9.3f}  {r['template']} = {r['values']}{conj}{extra}")
-        if len(shown) < len(rows):
-            rest = sum(r[key] or 0.0 for r in rows[len(shown):])
-            lines.append(f"    {rest:+9.3f}  ({len(rows) - len(shown)} more features)")
-
-    head = expl["head"]
-    lines.append(f"{names[c]}: head {names[head['position']]} "
-                 f"(arc score {head['arc_score']:.3f}, sum of {len(head['features'])} "
-                 f"feature weights)")
-    features(head["features"])
-    comp = expl["competitor"]
-    if comp is not None:
-        lines.append(f"best competing head {names[comp['position']]} (arc score "
-                     f"{comp['arc_score']:.3f}); arc score difference "
-                     f"{expl['arc_score_difference']:+.3f}, tree score difference "
-                     f"{expl['tree_score_difference']:+.3f}")
-        features(comp["features"])
-    else:
-        lines.append("no competing head (the head is fixed or the only possible one)")
-    label = expl.get("label")
-    if label:
-        if label["forced_root_label"]:
-            lines.append(f"label {label['label']} (the root label, fixed for the root word)")
-        elif label["competitor"] is None:
-            lines.append(f"label {label['label']} (score {label['score']:.3f}), the only label "
-                         "seen in training for these tags and direction")
-            features(label["features"])
-        else:
-            lines.append(f"label {label['label']} (score {label['score']:.3f}) vs "
-                         f"{label['competitor']} (score {label['competitor_score']:.3f}); "
-                         f"difference {label['score'] - label['competitor_score']:+.3f}")
-            features(label["features"])
-    return "\n".join(lines)

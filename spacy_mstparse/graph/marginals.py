@@ -92,24 +92,3 @@ def arc_marginals(arc: numpy.ndarray, temperature: Temperature = 1.0,
     probs, log_z = projective_marginals(arc, temperature)
     return Marginals(probs, log_z, float(temperature), "projective-fallback")
 
-
-def label_probabilities(label_scores: numpy.ndarray, labels: numpy.ndarray,
-                        heads: numpy.ndarray, root_label: int = -1) -> numpy.ndarray:
-    """p(label | arc) of each word's predicted label: softmax of its label
-    scores over the labels ``predict`` chooses from (the root label only for
-    root words, which always take it)."""
-    n = len(heads) - 1
-    out = numpy.ones(n + 1, dtype="float64")
-    out[0] = numpy.nan
-    if n == 0:
-        return out
-    scores = numpy.array(label_scores[1:], dtype="float64")
-    is_root = numpy.asarray(heads[1:]) == 0
-    if root_label >= 0:
-        scores[~is_root, root_label] = -numpy.inf
-    scores -= scores.max(axis=1, keepdims=True)
-    probs = numpy.exp(scores)
-    probs /= probs.sum(axis=1, keepdims=True)
-    chosen = probs[numpy.arange(n), numpy.maximum(labels[1:], 0)]
-    out[1:] = numpy.where(is_root & (root_label >= 0), 1.0, chosen)
-    return out

@@ -33,6 +33,7 @@ from ..features.grandparent import GrandparentFeatures
 from ..features.second_order import SiblingFeatures
 from ..features.weights import quantize
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
+from ..labeler.chain_marginals import label_marginals
 from .batch import FIRST_PASS_WIDTH, parse_sentences
 
 
@@ -64,7 +65,7 @@ class GraphModel:
     # Order 3: heads kept per word (by arc score) when keep_heads is 0, in
     # training and prediction. TurboParser keeps at most 10 by a separate
     # first-order pruner; ranked by this model's own arc part, 10 cost 1.3
-    # UAS on EWT dev against 30 (BENCHMARKS.md, "Grandparent factors").
+    # UAS on EWT dev against 30 (benchmarks/results/grandparents_keep30.json).
     GRAND_KEEP_HEADS = 30
 
     def __init__(
@@ -206,6 +207,13 @@ class GraphModel:
         """Every label's score on every arc of ``heads`` (prediction weights):
         ``ArcLabeler.label_scores``."""
         return self.labeler.label_scores(sentence, heads, self.label_weights, self.root_label_id)
+
+    def label_marginals(self, sentence, heads, temperature: float = 1.0) -> numpy.ndarray:
+        """p(label | tree) of every word and label (float64 (n+1, n_labels)):
+        the marginals of the labeler's distribution at ``temperature``
+        (``labeler.chain_marginals``)."""
+        return label_marginals(self.labeler, sentence, heads, self.label_weights,
+                               self.root_label_id, temperature)
 
     def fit_label_restrictions(self, gold) -> None:
         """The labels each (head tag, child tag, direction) may take, from the

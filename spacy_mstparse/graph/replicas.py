@@ -35,7 +35,7 @@ from .model import GraphModel
 from .training import DEFAULT_PARALLEL_BATCH, GraphTrainer
 
 # Sentences a replica r > 0 holds back to reorder its stream (a sixth of EWT
-# train; BENCHMARKS.md, "Averaging over training orders").
+# train; BENCHMARKS.md, "Learners and decoders").
 DEFAULT_BUFFER = 2048
 
 

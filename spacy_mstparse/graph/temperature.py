@@ -1,11 +1,15 @@
-"""Fitting the temperature T of the tree distribution p(tree) proportional
-to exp(score(tree) / T): the T minimising the negative log-likelihood of the
-gold heads under the arc marginals (``graph.marginals``), Guo et al. 2017's
-temperature scaling applied to the tree distribution, by a grid over log T
-and a golden-section search. spaCy-free.
+"""Fitting temperatures (Guo et al. 2017's temperature scaling) to gold
+trees, by a grid over log T and a golden-section search: the temperature T
+of the tree distribution p(tree) proportional to exp(score(tree) / T), the
+one minimising the negative log-likelihood of the gold heads under the arc
+marginals (``graph.marginals``), and the temperature of the labeler's
+distribution p(labels | tree), the one minimising the negative
+log-likelihood of the gold labels under its marginals
+(``labeler.chain_marginals``) on the words whose predicted head is right.
+Words whose gold head / label is unknown (negative) are left out. spaCy-free.
 """
 import math
-from typing import Sequence, Tuple
+from typing import Callable, Sequence, Tuple
 
 import numpy
 
@@ -23,11 +27,14 @@ def gold_head_log_probs(items: Sequence[Tuple[numpy.ndarray, ...]],
     None), with one temperature (scalar or per word) per item."""
     total, count = 0.0, 0
     for (arc, gold, *rest), t in zip(items, temperatures):
+        known = numpy.flatnonzero(numpy.asarray(gold) >= 0)
+        known = known[known > 0]
+        if not len(known):
+            continue
         marg = arc_marginals(arc, t, projective, rest[0] if rest else None)
-        n = len(gold) - 1
-        p = marg.probs[gold[1:], numpy.arange(1, n + 1)]
+        p = marg.probs[numpy.asarray(gold)[known], known]
         total += float(numpy.log(numpy.maximum(p, PROB_FLOOR)).sum())
-        count += n
+        count += len(known)
     return total, count
 
 
@@ -59,15 +66,41 @@ def golden_section_max(f, a: float, b: float, steps: int) -> Tuple[float, float]
     return best[1], best[0]
 
 
+def label_log_likelihood(model, items: Sequence[Tuple[object, numpy.ndarray, numpy.ndarray]],
+                         temperature: float) -> float:
+    """Mean log-probability of the gold labels at one temperature: items are
+    (Sentence, predicted heads, gold label ids), a label id < 0 for the words
+    left out (wrong head, unknown label); ``model`` a ``GraphModel``."""
+    total, count = 0.0, 0
+    for sentence, heads, gold in items:
+        known = numpy.flatnonzero(numpy.asarray(gold) >= 0)
+        known = known[known > 0]
+        if not len(known):
+            continue
+        marg = model.label_marginals(sentence, heads, temperature)
+        p = marg[known, numpy.asarray(gold)[known]]
+        total += float(numpy.log(numpy.maximum(p, PROB_FLOOR)).sum())
+        count += len(known)
+    return total / max(count, 1)
+
+
 def fit_temperature(items: Sequence[Tuple[numpy.ndarray, ...]], projective: bool,
                     low: float = 1e-2, high: float = 1e3, grid: int = 21,
                     refine: int = 20) -> Tuple[float, float]:
-    """The temperature maximising the gold heads' mean log-likelihood: a grid
-    over log T in [low, high], then golden-section search between the best
-    grid point's neighbours. Returns (T, mean log-likelihood at T)."""
+    """The temperature maximising the gold heads' mean log-likelihood
+    (``fit_scalar``). Returns (T, mean log-likelihood at T)."""
     if not items:
         raise ValueError("no sentences to fit the temperature on")
-    f = lambda log_t: head_log_likelihood(items, math.exp(log_t), projective)  # noqa: E731
+    return fit_scalar(lambda t: head_log_likelihood(items, t, projective), low, high, grid,
+                      refine)
+
+
+def fit_scalar(log_likelihood: Callable[[float], float], low: float = 1e-2, high: float = 1e3,
+               grid: int = 21, refine: int = 20) -> Tuple[float, float]:
+    """The T maximising ``log_likelihood(T)``: a grid over log T in [low,
+    high], then golden-section search between the best grid point's
+    neighbours. Returns (T, log_likelihood(T))."""
+    f = lambda log_t: log_likelihood(math.exp(log_t))  # noqa: E731
     points = numpy.linspace(math.log(low), math.log(high), grid)
     values = [f(x) for x in points]
     i = int(numpy.argmax(values))

@@ -60,7 +60,7 @@ from .training_batch import decode_for_training
 # Sentences decoded in parallel with the same weights before their updates
 # (n_threads > 1). On full EWT the delay costs no accuracy beyond the
 # spread between training orders with blocks of 8 or 32, and 32 takes less
-# CPU (BENCHMARKS.md, "Parallel training").
+# CPU (benchmarks/results/training_explore_seed*.json).
 DEFAULT_PARALLEL_BATCH = 32
 
 _NO_UPDATE = (numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"))

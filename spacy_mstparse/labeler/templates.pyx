@@ -15,7 +15,9 @@ side and word of each other dependent of h (one feature each, right to left).
 """
 
 # name and attributes read of each label template; a tag template of the
-# second (third) tag column is reported with "/tag2" ("/tag3").
+# second (third) tag column is reported with "/tag2" ("/tag3"), which
+# explanations name by what the row holds ("/xpos", "/supertag", "/cluster":
+# features.templates.with_row_names).
 LABEL_TEMPLATES = {
     L_BIAS: ("bias", ()),
     L_HW: ("h-word", ("hw",)),

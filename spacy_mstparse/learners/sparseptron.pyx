@@ -514,14 +514,17 @@ cdef class Sparseptron(Learner):
                 n += 1
         return n
 
-    def groups(self):
+    def groups(self, row_names=()):
         """One dict per group met in training: id, name, |F_g|, ||v_g||
-        (table units), kept."""
+        (table units), kept. ``row_names``: what each tag row holds
+        (``FeatureConfig.tag_row_names``), for names such as ``hp+cp/xpos``
+        instead of ``hp+cp/tag2``."""
         cdef int g
         rows = []
         for g in range(NG):
             if self._size[g] > 0:
-                rows.append({"id": int(self._id_of[g]), "name": _fg.group_name(self._id_of[g]),
+                rows.append({"id": int(self._id_of[g]),
+                             "name": _fg.group_name(self._id_of[g], row_names),
                              "size": int(self._size[g]),
                              "norm": sqrt(max(self._sq[g], 0.0)),
                              "kept": bool(self._kept[g]) if self._shrunk else True})

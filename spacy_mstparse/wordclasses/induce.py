@@ -19,7 +19,7 @@ from .exchange import ExchangeState
 from .paths import cluster_table, leaf_bits, spare_zero_path, write_paths_file
 
 DEPTH = 8        # 256 leaves; the parser reads the first 6 bits by default
-MIN_COUNT = 2    # words seen once get no class (see BENCHMARKS.md, word classes)
+MIN_COUNT = 2    # words seen once get no class (on EWT dev they cost UAS)
 PASSES = 10      # exchange passes per level at most
 
 

@@ -1,0 +1,244 @@
+"""Calibrating an ``mst_parser``'s probabilities on parsed sentences with gold
+trees: the head temperature T of p(tree) proportional to exp(score / T)
+and the label temperature of the labeler's distribution p(labels | tree)
+(temperature scaling, Guo et al. 2017: ``graph.temperature``), and the
+expected calibration error (15 bins; Naeini et al. 2015) of
+``token._.head_prob`` against head correctness and of ``token._.dep_prob``
+against label correctness over the words whose predicted head is right,
+at T = 1 and at the fitted temperatures.
+
+What the parser's ``score`` runs on the dev examples spaCy's training loop
+evaluates after updates (so a trained pipeline is calibrated on the dev
+corpus ``spacy train`` reads), and what ``calibrate`` runs on another
+treebank. The parses, head and label probabilities are those the pipe
+gives at run time: the sentences (chunks) of the predicted docs, the tags
+its earlier components assigned.
+"""
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..decoders.dispatch import DECODERS
+from ..graph.calibration_metrics import calibration_report
+from ..graph.marginals import arc_marginals
+from ..graph.temperature import fit_scalar, head_log_likelihood, label_log_likelihood
+
+THRESHOLDS = (0.9, 0.99)
+# Words the temperatures are fitted on (every k-th sentence up to about this
+# many words); the errors are measured on every word.
+MAX_FIT_WORDS = 10000
+# The calibration errors the parser's ``score`` reports (``score_keys``),
+# shown in spaCy's training output and meta.json, weighing nothing.
+SCORE_WEIGHTS = {"head_ece": 0.0, "dep_ece": 0.0, "head_ece_t1": 0.0, "dep_ece_t1": 0.0}
+# Gold head / label codes besides positions and label ids.
+OUTSIDE, UNKNOWN = -1, -2
+
+
+class Scored(NamedTuple):
+    """One parsed sentence (chunk) with its gold tree, as calibration sees it."""
+    sentence: Any                 # the encoded Sentence
+    arc: numpy.ndarray            # arc scores
+    sib: Optional[numpy.ndarray]  # sibling scores (order 2 and 3) or None
+    gold: numpy.ndarray           # gold heads (int32, entry 0 = -1; OUTSIDE: outside
+                                  # the chunk, UNKNOWN: not annotated / not aligned)
+    predicted: numpy.ndarray      # the parser's heads
+    labels: numpy.ndarray         # the parser's label ids
+    gold_labels: numpy.ndarray    # gold label ids (OUTSIDE: a label the model lacks)
+    tags: List[str]               # the words' coarse tags (token.pos_)
+
+
+def _scored_doc(pipe, doc: Doc, heads: Sequence[Optional[int]],
+                deps: Sequence[Optional[str]]) -> List[Scored]:
+    """The chunks of a parsed ``doc`` given the gold head (token index) and
+    label of each of its tokens (None: unknown)."""
+    label_ids = {label: i for i, label in enumerate(pipe.cfg["labels"])}
+    chunks = pipe.chunk_spans(pipe.sentence_spans(doc))
+    sentences = pipe.encoder.encode(doc, [(s, e) for s, e, _ in chunks])
+    out = []
+    for (start, end, _), sentence in zip(chunks, sentences):
+        gold = numpy.full(end - start + 1, -1, dtype="int32")
+        gold_labels = numpy.full(end - start + 1, -1, dtype="int32")
+        for c, i in enumerate(range(start, end), 1):
+            h = heads[i]
+            if h is None:
+                gold[c] = UNKNOWN
+            else:
+                gold[c] = 0 if h == i else (h - start + 1 if start <= h < end else OUTSIDE)
+            gold_labels[c] = UNKNOWN if deps[i] is None else label_ids.get(deps[i], OUTSIDE)
+        if (gold[1:] == UNKNOWN).all():
+            continue
+        factors = pipe.graph.scores(sentence)
+        predicted = pipe.graph.decode(factors)[0]
+        labels = pipe.graph.label(sentence, predicted)
+        out.append(Scored(sentence, factors.arc, factors.sib, gold, predicted, labels,
+                          gold_labels, [t.pos_ for t in doc[start:end]]))
+    return out
+
+
+def scored_examples(pipe, examples: Iterable[Example]) -> List[Scored]:
+    """Every chunk of the examples' predicted docs with a gold head (the
+    reference's, aligned to the predicted tokens)."""
+    pipe.prediction_weights()
+    out = []
+    for eg in examples:
+        if not eg.reference.has_annotation("DEP"):
+            continue
+        heads, deps = eg.get_aligned_parse(projectivize=False)
+        out.extend(_scored_doc(pipe, eg.predicted, heads, deps))
+    return out
+
+
+def scored_docs(pipe, gold_docs: Sequence[Doc], docs: Sequence[Doc]) -> List[Scored]:
+    """Every chunk of ``docs`` (the gold docs' words, annotated by the
+    pipeline before the parser) with the gold docs' trees."""
+    pipe.prediction_weights()
+    out = []
+    for gold, doc in zip(gold_docs, docs):
+        out.extend(_scored_doc(pipe, doc, [t.head.i for t in gold], [t.dep_ for t in gold]))
+    return out
+
+
+def head_probabilities(items: Sequence[Scored], temperature, projective: bool):
+    """(head_prob of each predicted head, whether it is the gold head) at
+    one temperature, or at one per item (a number or one per word); words
+    with an unknown gold head left out."""
+    probs, correct = [], []
+    temperatures = temperature if isinstance(temperature, list) else [temperature] * len(items)
+    for it, t in zip(items, temperatures):
+        words = numpy.flatnonzero(it.gold != UNKNOWN)
+        words = words[words > 0]
+        marg = arc_marginals(it.arc, t, projective, it.sib).probs
+        probs.append(marg[it.predicted[words], words])
+        correct.append(it.predicted[words] == it.gold[words])
+    if not probs:
+        return numpy.zeros(0), numpy.zeros(0, dtype=bool)
+    return numpy.concatenate(probs), numpy.concatenate(correct)
+
+
+def _label_words(it: Scored) -> numpy.ndarray:
+    """The words whose label probability is measured: predicted head right,
+    gold label known."""
+    words = numpy.flatnonzero((it.predicted == it.gold) & (it.gold_labels != UNKNOWN))
+    return words[words > 0]
+
+
+def label_probabilities(model, items: Sequence[Scored], temperature: float):
+    """(dep_prob of each predicted label, whether it is the gold label) over
+    the words whose predicted head is right."""
+    probs, correct = [], []
+    for it in items:
+        words = _label_words(it)
+        if len(words):
+            marg = model.label_marginals(it.sentence, it.predicted, temperature)
+            probs.append(marg[words, it.labels[words]])
+            correct.append(it.labels[words] == it.gold_labels[words])
+    if not probs:
+        return numpy.zeros(0), numpy.zeros(0, dtype=bool)
+    return numpy.concatenate(probs), numpy.concatenate(correct)
+
+
+def _fit_sample(items: Sequence[Scored], max_words: Optional[int]) -> List[Scored]:
+    """Every k-th item, k chosen so that about ``max_words`` words remain."""
+    words = sum(len(it.gold) - 1 for it in items)
+    if max_words is None or words <= max_words:
+        return list(items)
+    step = int(numpy.ceil(words / max_words))
+    return list(items[::step])
+
+
+def fit_temperatures(pipe, items: Sequence[Scored], max_words: Optional[int] = MAX_FIT_WORDS,
+                     before: Tuple[float, float] = (1.0, 1.0)) -> Dict[str, Any]:
+    """Fit the head and label temperatures on ``items`` (on a sample of about
+    ``max_words`` words) and report the errors at the ``before`` (head,
+    label) temperatures and at the fitted ones on all of them. Does not
+    change the pipe."""
+    graph = pipe.graph
+    projective = DECODERS[graph.decoder].projective
+    sample = _fit_sample(items, max_words)
+    heads = [(it.arc, numpy.where(it.gold == UNKNOWN, -1, it.gold), it.sib) for it in sample]
+    head_t, _ = fit_scalar(lambda t: head_log_likelihood(heads, t, projective), 0.02, 20.0, 9, 10)
+    result: Dict[str, Any] = {"sentences": len(items), "fitted_on_words":
+                              sum(len(it.gold) - 1 for it in sample)}
+    result["head"] = _report(head_probabilities, (items,), projective, before[0], head_t)
+    if graph.labeler is not None:
+        labels = [(it.sentence, it.predicted, _gold_where(it)) for it in sample]
+        label_t, _ = fit_scalar(lambda t: label_log_likelihood(graph, labels, t), 0.02, 20.0,
+                                9, 10)
+        result["label"] = _report(lambda its, t, _: label_probabilities(graph, its, t),
+                                  (items,), None, before[1], label_t)
+    return result
+
+
+def _gold_where(it: Scored) -> numpy.ndarray:
+    """Gold label ids on the words whose predicted head is right, -1 elsewhere."""
+    gold = numpy.full(len(it.gold), -1, dtype="int32")
+    words = _label_words(it)
+    gold[words] = numpy.maximum(it.gold_labels[words], -1)
+    return gold
+
+
+def _report(probabilities, args: Tuple, projective, before_t: float,
+            temperature: float) -> Dict[str, Any]:
+    before = calibration_report(*probabilities(*args, before_t, projective), THRESHOLDS)
+    after = calibration_report(*probabilities(*args, temperature, projective), THRESHOLDS)
+    return {"temperature": float(temperature), "temperature_before": float(before_t),
+            "before": before, "after": after}
+
+
+def apply_temperatures(pipe, fitted: Dict[str, Any]) -> None:
+    """Set the fitted temperatures in the pipe's cfg, with a summary."""
+    pipe.cfg["temperature"] = fitted["head"]["temperature"]
+    if "label" in fitted:
+        pipe.cfg["label_temperature"] = fitted["label"]["temperature"]
+    pipe.cfg["calibration"] = summary(fitted)
+
+
+def summary(fitted: Dict[str, Any]) -> Dict[str, Any]:
+    """The saved record of a fit: temperatures, words, ECE before / after."""
+    out = {"sentences": fitted["sentences"], "fitted_on_words": fitted["fitted_on_words"]}
+    for part in ("head", "label"):
+        if part in fitted:
+            rep = fitted[part]
+            out[part] = {"temperature": rep["temperature"], "words": rep["after"]["words"],
+                         "ece_before": rep["before"]["ece"], "ece": rep["after"]["ece"]}
+    return out
+
+
+def score_keys(fitted: Optional[Dict[str, Any]]) -> Dict[str, float]:
+    """The calibration scores the parser reports: ``head_ece`` / ``dep_ece``
+    at its temperatures and ``head_ece_t1`` / ``dep_ece_t1`` at T = 1."""
+    out = {}
+    for part, key in (("head", "head_ece"), ("label", "dep_ece")):
+        if fitted and part in fitted:
+            out[key] = fitted[part]["after"]["ece"]
+            out[f"{key}_t1"] = fitted[part]["before"]["ece"]
+    return out
+
+
+def measure(pipe, items: Sequence[Scored]) -> Dict[str, Any]:
+    """The errors at T = 1 and at the pipe's current temperatures (no fit)."""
+    graph = pipe.graph
+    projective = DECODERS[graph.decoder].projective
+    out: Dict[str, Any] = {"sentences": len(items), "fitted_on_words": 0}
+    out["head"] = _report(head_probabilities, (items,), projective, 1.0, pipe.cfg["temperature"])
+    if graph.labeler is not None:
+        out["label"] = _report(lambda its, t, _: label_probabilities(graph, its, t), (items,),
+                               None, 1.0, pipe.cfg["label_temperature"])
+    return out
+
+
+def calibrate_on_examples(pipe, examples: Sequence[Example], fit: bool) -> Dict[str, float]:
+    """What the parser's ``score`` adds: with ``fit`` (after updates), fit
+    and set the temperatures on the examples; the errors as score keys."""
+    items = scored_examples(pipe, examples)
+    if not items or not any((it.gold[1:] >= 0).any() for it in items):
+        return {}
+    if fit:
+        fitted = fit_temperatures(pipe, items)
+        apply_temperatures(pipe, fitted)
+    else:
+        fitted = measure(pipe, items)
+    return score_keys(fitted)
+

@@ -1,0 +1,84 @@
+"""The labeler's label marginals (``labeler.chain_marginals``) against
+enumeration of every labelling of small trees: p(labels | tree) proportional
+to exp(sequence_score / T), summed per word and label."""
+import itertools
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_mstparse.features.doc_arrays import SentenceEncoder
+from spacy_mstparse.labeler.arc_labeler import CHAIN, CONTEXT, RESTRICT, VERSION_FLAGS, ArcLabeler
+from spacy_mstparse.labeler.chain_marginals import label_marginals
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy.blank("en")
+
+
+def encode(nlp, words, pos):
+    doc = Doc(nlp.vocab, words=words, pos=pos, tags=["X"] * len(words))
+    return SentenceEncoder(nlp.vocab, "upos", False).encode(doc, [(0, len(doc))])[0]
+
+
+def random_tree(rng, n):
+    heads = numpy.full(n + 1, -1, dtype="int32")
+    order = rng.permutation(numpy.arange(1, n + 1))
+    heads[order[0]] = 0
+    for i, c in enumerate(order[1:], 1):
+        heads[c] = order[rng.randint(i)]
+    return heads
+
+
+def enumerated_marginals(labeler, s, heads, weights, root_label, temperature):
+    n, L = len(heads) - 1, labeler.n_labels
+    scores, labellings = [], []
+    for combo in itertools.product(range(L), repeat=n):
+        labels = numpy.array([-1, *combo], dtype="int32")
+        scores.append(labeler.sequence_score(s, heads, labels, weights, root_label))
+        labellings.append(labels)
+    scores = numpy.array(scores) / temperature
+    p = numpy.exp(scores - scores[numpy.isfinite(scores)].max())
+    p /= p.sum()
+    out = numpy.zeros((n + 1, L))
+    for prob, labels in zip(p, labellings):
+        out[numpy.arange(1, n + 1), labels[1:]] += prob
+    return out
+
+
+@pytest.mark.parametrize("version,flags", [(1, None), (2, CHAIN), (2, CHAIN | RESTRICT),
+                                           (2, CONTEXT | RESTRICT), (2, VERSION_FLAGS[2])])
+def test_marginals_equal_enumeration(nlp, version, flags):
+    rng = numpy.random.RandomState(len(str(flags)) + version)
+    tags = ["DET", "NOUN", "VERB", "ADJ", "ADP", "PRON"]
+    n_labels = 3
+    for trial in range(12):
+        n = rng.randint(1, 6)
+        s = encode(nlp, [f"w{i}" for i in range(n)], list(rng.choice(tags, n)))
+        heads = random_tree(rng, n)
+        labeler = ArcLabeler(2**6, n_labels, False, version, -1 if flags is None else flags)
+        if flags and flags & RESTRICT:
+            gold = numpy.array([-1] + list(rng.randint(n_labels, size=n)), dtype="int32")
+            labeler.fit_restrictions([(s, heads, gold)])
+        weights = rng.normal(size=labeler.n_weights).astype("float32")
+        root_label = 0 if trial % 2 else -1
+        temperature = [1.0, 0.5, 3.0][trial % 3]
+        got = label_marginals(labeler, s, heads, weights, root_label, temperature)
+        want = enumerated_marginals(labeler, s, heads, weights, root_label, temperature)
+        numpy.testing.assert_allclose(got, want, atol=1e-9)
+        numpy.testing.assert_allclose(got[1:].sum(axis=1), 1.0)
+
+
+def test_low_temperature_concentrates_on_the_viterbi_labels(nlp):
+    rng = numpy.random.RandomState(3)
+    s = encode(nlp, ["a", "b", "c", "d", "e"], ["DET", "NOUN", "VERB", "ADV", "ADJ"])
+    heads = numpy.array([-1, 2, 3, 0, 3, 4], dtype="int32")
+    labeler = ArcLabeler(2**6, 4, False, 2)
+    weights = rng.normal(size=labeler.n_weights).astype("float32")
+    best = labeler.predict(s, heads, weights, 0)
+    cold = label_marginals(labeler, s, heads, weights, 0, 1e-3)
+    assert (cold[numpy.arange(1, 6), best[1:]] > 0.999).all()
+    with pytest.raises(ValueError, match="temperature"):
+        label_marginals(labeler, s, heads, weights, 0, 0.0)
