@@ -28,9 +28,13 @@ What it does, in one process:
 
 Systems: ``o1``/``o2`` = first/second order; ``-q8`` = 8-bit quantized
 prediction weights (``quantize_weights``); ``-tN`` = ``n_threads = N``;
-``-pK`` = arc pruning to the K best heads per word (``GraphModel.keep_heads``);
+``-pK`` = arc pruning to the K best heads per word (the ``keep_heads`` setting);
 ``o1-python`` = the per-sentence Python prediction path (``analyse``)
 that ``pipe`` used before the batch parser.
+
+``--shipped``: the shipped configs instead, as ``spacy train`` makes
+them, against spaCy's standard efficiency pipeline trained on all of EWT
+(``benchmarks/bench_shipped_speed.py``; the other options are its own).
 
 Usage (about 15 min with 2 epochs on an idle 2-core machine)::
 
@@ -87,7 +91,7 @@ def python_path_pipe(parser, docs):
     """The per-sentence Python prediction (``analyse`` for every sentence),
     float weights, no pruning."""
     parser.cfg["quantize_weights"] = False
-    parser.graph.keep_heads = 0
+    parser.cfg["keep_heads"] = 0
     parser.prediction_weights()
     for doc in docs:
         chunks = parser.chunk_spans(parser.sentence_spans(doc))
@@ -99,7 +103,7 @@ def profile(parser, docs, quantized, repeats=3):
     """Seconds of each stage of the first-order parse of ``docs``."""
     graph = parser.graph
     parser.cfg["quantize_weights"] = quantized
-    graph.keep_heads = 0
+    parser.cfg["keep_heads"] = 0
     parser.prediction_weights()
     bounds = [parser.sentence_bounds(d) for d in docs]
 
@@ -126,6 +130,10 @@ def profile(parser, docs, quantized, repeats=3):
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--shipped" in argv:  # the shipped configs against spaCy's standard pipeline
+        from benchmarks import bench_shipped_speed
+        return bench_shipped_speed.main([a for a in argv if a != "--shipped"])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--epochs", type=int, default=2, help="mst_parser training epochs")
     p.add_argument("--train-limit", type=int, default=0,
@@ -139,7 +147,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-o2", action="store_true", help="skip the second-order parser")
     p.add_argument("--o2-epochs", type=int, default=1, help="second-order training epochs")
     p.add_argument("--prune", default="6,10",
-                   help="arc pruning (GraphModel.keep_heads) values to time: -pK systems")
+                   help="arc pruning (the keep_heads setting) values to time: -pK systems")
     p.add_argument("--output", type=Path, default=common.RESULTS / "speed.json")
     p.add_argument("--data-dir", type=Path, default=DATA,
                    help="where en_ewt-ud-{train,dev}.conllu are (default ../shared/data/ud)")
@@ -203,7 +211,7 @@ def main(argv=None) -> int:
         def run(docs):
             parser.cfg["quantize_weights"] = quantized
             parser.cfg["n_threads"] = threads
-            parser.graph.keep_heads = keep
+            parser.cfg["keep_heads"] = keep
             return list(parser.pipe(docs, batch_size=128))
         return run
 

@@ -57,7 +57,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: T["decoder"], order: T["o
                     nonprojective_threshold: T["nonprojective_threshold"], replicas: T["replicas"],
                     probabilities: T["probabilities"], n_threads: T["n_threads"],
                     quantize_weights: T["quantize_weights"], parallel_batch: T["parallel_batch"],
-                    constraints: T["constraints"]):
+                    constraints: T["constraints"], keep_heads: T["keep_heads"]):
     """Graph-based dependency parser (the settings and their types: mst_parser_settings)."""
     with config_errors(f"components.{name}"):  # checks of several settings together
         return MSTParser(nlp.vocab, **{k: v for k, v in locals().items() if k != "nlp"})
@@ -77,12 +77,12 @@ class MSTParser(DependencyPipe):
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
                  parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
-                 constraints: Optional[str] = None):
+                 constraints: Optional[str] = None, keep_heads: Optional[int] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
                  "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
-                 "replicas": replicas}
+                 "replicas": replicas, "keep_heads": keep_heads}
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
         self.learner = default_setting("learner") if learner is None else learner
         self.features = default_setting("features") if features is None else features
@@ -220,7 +220,8 @@ class MSTParser(DependencyPipe):
         if self.trainer is not None and not self._fresh:
             self.trainer.install_weights()
             self._fresh = True
-        self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime setting
+        self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime settings
+        self.graph.keep_heads = self.cfg["keep_heads"]
         return self.graph.arc_weights, self.graph.label_weights
 
     def predict(self, docs: Iterable[Doc]):

@@ -17,7 +17,8 @@ max_sentence_length: longest word sequence decoded as one tree.
 replicas: weight copies trained on reordered streams (graph/replicas.py).
 Run-time settings: probabilities (token._.head_prob / dep_prob, calibrated
 at the end of training: components/mst_calibration.py), n_best, n_threads,
-quantize_weights, parallel_batch (training).
+quantize_weights, parallel_batch (training), keep_heads (arc pruning in
+prediction: the best heads kept per word, 0 = none; graph/model.py).
 """
 from typing import Callable, Optional
 
@@ -29,7 +30,7 @@ from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..graph.constraints import POLICIES, check_policy
 from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..setting_types import (  # noqa: F401  (check_settings, config_errors: for mst_parser)
-    TABLE_SIZE, check_settings, config_errors, number_in, one_of, positive_int,
+    TABLE_SIZE, at_least, check_settings, config_errors, number_in, one_of, positive_int,
 )
 
 # Settings that define the trained model: a load-time config must match.
@@ -55,6 +56,8 @@ DEFAULT_CONFIG = {
     "parallel_batch": DEFAULT_PARALLEL_BATCH, "replicas": 1,
     # fixed / forbidden heads no tree of the decoder satisfies (graph/constraints.py)
     "constraints": "nonprojective",
+    # arc pruning in prediction: the keep_heads best heads per word (0: none; graph/model.py)
+    "keep_heads": 0,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -76,6 +79,7 @@ SETTING_TYPES = {
     "parallel_batch": positive_int,
     "replicas": positive_int,
     "constraints": one_of(*POLICIES),
+    "keep_heads": at_least(0),
 }
 
 

@@ -159,9 +159,9 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
     cdef int score_into(self, Sentence s, const Weights* w, float scale, float* out,
                         const float* arc=NULL) noexcept nogil:
         """Fill ``out`` ((n+1)^3, zeroed by the caller) with sibling scores.
-        ``arc`` (optional, the (n+1)^2 arc scores): factors (h, s, c) of an
-        arc h -> c scored -inf (pruned or forbidden) are skipped (left 0: no
-        tree uses them). Returns -1 if memory could not be allocated."""
+        ``arc`` (optional, the (n+1)^2 arc scores): factors (h, s, c) with
+        an arc h -> c or h -> s scored -inf (pruned or forbidden) are skipped
+        (left 0: no tree uses them). Returns -1 if memory could not be allocated."""
         cdef int N = s.n + 1
         cdef int h, sib, c, t, k, lo, hi, j, per = 2 * s.n_tagsets
         cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]   # + the POS triples
@@ -198,6 +198,8 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
                 lo = h + 1 if c > h else c + 1
                 hi = c if c > h else h
                 for sib in range(lo, hi):
+                    if arc != NULL and arc[h * N + sib] == -INFINITY:
+                        continue    # no tree has both h -> sib and h -> c
                     row = ids + (sib - lo) * per
                     d2 = _dir_dist(sib, c)
                     for t in range(s.n_tagsets):
@@ -207,6 +209,8 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
                         prefetch_weight(w, row[2 * t])
                         prefetch_weight(w, row[2 * t + 1])
                 for sib in range(lo, hi):
+                    if arc != NULL and arc[h * N + sib] == -INFINITY:
+                        continue
                     row = ids + (sib - lo) * per
                     total = pair[sib * N + c]
                     for t in range(s.n_tagsets):

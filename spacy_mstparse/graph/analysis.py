@@ -116,7 +116,11 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
     tree's label probabilities (the labeler's marginals at ``label_temperature``)."""
     if n_best < 1:
         raise ValueError(f"n_best must be >= 1, got {n_best!r}")
-    factors = model.scores(sentence)
+    # keep_heads prunes the plain parse only: probabilities, other trees and
+    # constraints may need the arcs it would drop
+    plain = not (probabilities or n_best > 1 or constraints)
+    factors = (model.scores(sentence) if plain or not getattr(model, "keep_heads", 0)
+               else model.scores(sentence, pruned=False))
     arc = factors.arc
     projective = DECODERS[model.decoder].projective
     if constraints:

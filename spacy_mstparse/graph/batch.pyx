@@ -14,7 +14,9 @@ thread runs, so the output does not depend on the number of threads.
 
 With ``keep`` > 0 (arc pruning, ``decoders.pruning``) first order prunes
 on the cheap first-pass scores before the full arc scores; second order
-prunes on the full arc scores before the (cubic) sibling scores; order 3
+keeps ``FIRST_PASS_WIDTH * keep`` heads by the first-pass scores, scores
+those arcs fully and keeps ``keep`` of them before the (cubic) sibling
+scores; order 3
 always prunes (``keep`` is then the model's ``GRAND_KEEP_HEADS`` when 0)
 before the sibling and grandparent scores.
 
@@ -41,6 +43,21 @@ cdef enum Status:
     NO_TREE = 1
 
 
+# Order 2: the first pass keeps this many times ``keep`` heads per word, the
+# full arc scores of those then keep ``keep`` (a cascade: Rush & Petrov 2012).
+DEF WIDTH = 2
+FIRST_PASS_WIDTH = WIDTH
+
+
+cdef inline int first_pass_keep(int keep, bint siblings, bint grand) noexcept nogil:
+    """Heads per word the first-pass scores keep (0: all): ``keep`` at first
+    order, ``FIRST_PASS_WIDTH * keep`` at order 2, none at order 3 (its
+    pruning is by the full arc scores, as in training)."""
+    if not siblings:
+        return keep
+    return 0 if grand else WIDTH * keep
+
+
 cdef int score_factors(FirstOrderFeatures first, SiblingFeatures sibling,
                        GrandparentFeatures grand, Sentence s, const Weights* w, float scale,
                        int keep, CFactors* out) noexcept nogil:
@@ -57,7 +74,8 @@ cdef int score_factors(FirstOrderFeatures first, SiblingFeatures sibling,
         gp = <float*>calloc(NN * N, sizeof(float))
     if arc is NULL or (sibling is not None and sib is NULL) or (grand is not None and gp is NULL):
         rc = -1
-    elif first.score_into(s, w, scale, arc, 0 if sib is not NULL else keep) != 0:
+    elif first.score_into(s, w, scale, arc, first_pass_keep(keep, sib is not NULL,
+                                                            gp is not NULL)) != 0:
         rc = -1
     elif sib is not NULL and keep > 0 and prune_arcs(arc, n, keep) != 0:
         rc = -1

@@ -34,7 +34,7 @@ from ..features.second_order import SiblingFeatures
 from ..features.weights import quantize
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
 from ..labeler.chain_marginals import label_marginals
-from .batch import parse_sentences
+from .batch import FIRST_PASS_WIDTH, parse_sentences
 
 
 class GraphModel:
@@ -53,8 +53,12 @@ class GraphModel:
     keep_heads: arc pruning in prediction (``decoders.pruning``; 0 = none):
         only the ``keep_heads`` best heads of every word are kept, by the
         first-pass scores at order 1 (the other arcs are not fully scored),
-        by the arc scores at order 2 (their sibling factors are skipped). Both are runtime settings, not part
-        of ``settings()``: the float weights define the model.
+        at order 2 by the first-pass scores (``FIRST_PASS_WIDTH * keep_heads``
+        heads kept) and then the full arc scores of those (the sibling and
+        stop factors of pruned arcs are skipped); the plain parse only, not
+        probabilities, n-best lists or constraints (``analysis.analyse``).
+        Both are runtime settings, not part of ``settings()``: the float
+        weights define the model.
     """
 
     LATEST_LABELER = LATEST_LABELER   # the labeler version new models get
@@ -168,17 +172,20 @@ class GraphModel:
         return keep or (self.GRAND_KEEP_HEADS if self.grandparent is not None else 0)
 
     def scores(self, sentence, weights: Optional[numpy.ndarray] = None,
-               scale: float = 1.0) -> Factors:
+               scale: float = 1.0, pruned: bool = True) -> Factors:
         """The ``Factors`` of one sentence (arc scores; sibling scores from
         order 2; grandparent scores at order 3) under ``weights`` (default:
         the prediction weights, ``prediction_arc_weights``), arcs pruned to
-        ``pruning(weights is None)`` heads per word: at order 1 by the
-        first-pass scores, above by the full arc scores."""
-        keep = self.pruning(weights is None)
+        ``pruning(weights is None and pruned)`` heads per word: at order 1 by
+        the first-pass scores, at order 2 by the first-pass scores
+        (``FIRST_PASS_WIDTH`` times as many) and then the full arc scores, at
+        order 3 by the full arc scores."""
+        keep = self.pruning(weights is None and pruned)
         w = self.prediction_arc_weights if weights is None else weights
         if self.sibling is None:
             return Factors(self.first_order.score(sentence, w, scale, keep))
-        arc = self.first_order.score(sentence, w, scale)
+        arc = self.first_order.score(
+            sentence, w, scale, FIRST_PASS_WIDTH * keep if self.grandparent is None else 0)
         if keep:
             prune(arc, keep)
         sib = self.sibling.score(sentence, w, scale, arc if keep else None)
