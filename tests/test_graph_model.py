@@ -111,7 +111,7 @@ def test_model_trains_outside_spacy_and_round_trips_arrays(encoded, order, decod
     assert right / sum(len(h) - 1 for _, h, _ in data) > 0.9
     # the root word takes the root label
     for heads, label_ids in parses:
-        assert [labels[label_ids[c]] == "root" for c in range(1, len(heads))] == \
+        assert [labels[label_ids[c]] == "ROOT" for c in range(1, len(heads))] == \
             [heads[c] == 0 for c in range(1, len(heads))]
     again = GraphModel.from_arrays(model.features, model.settings(), model.to_arrays())
     assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])

@@ -36,6 +36,7 @@ from typing import Optional
 from spacy.tokens import Doc, Token
 
 from ..corpus.conll import doc_label
+from .. import selective  # noqa: F401  (registers doc._.confident_arcs, token._.confident)
 from ..features.doc_arrays import SUPERTAG_ATTR
 from ..graph.constraints import Constraints
 
