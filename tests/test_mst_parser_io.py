@@ -168,6 +168,17 @@ def test_foreign_bytes_are_refused(overfitted):
 # or of the feature settings' keys is a new format: bump FORMAT_VERSION and add
 # its row here (older formats are refused until the first release).
 SAVED_FORMATS = {
+    # 7: with quantize_weights the weight archives hold 8-bit codes + codebook
+    7: {
+        "parts": {"cfg", "arc_weights.npz", "label_weights.npz", "label_restrictions.npz"},
+        "cfg": {"decoder", "feature_choice", "feature_report", "features", "format_version",
+                "label_buckets", "labeler_version", "labels", "max_sentence_length", "n_best",
+                "n_threads", "nonprojective_threshold", "order", "parallel_batch",
+                "probabilities", "quantize_weights", "replicas", "resolved_decoder",
+                "root_label", "spacy_mstparse_version", "temperature"},
+        "features": {"cluster_bits", "direction_backoff", "lemma", "n_buckets", "sibling_stops",
+                     "supertags", "tag_columns", "use_morph"},
+    },
     6: {
         "parts": {"cfg", "arc_weights.npz", "label_weights.npz", "label_restrictions.npz"},
         "cfg": {"decoder", "feature_choice", "feature_report", "features", "format_version",
