@@ -348,6 +348,7 @@ cdef class OneSlackSSVM(Learner):
         key = sentence.key()
         self._cache.add(key, sentence, gold, tree, loss)
         if warm:
+            self.iteration = max(self.iteration, 1)   # w moves from 0
             changed = self._cache.evict(key, self._w, self.lam, <double>self.n_train)
             _, ids = self._cache.block_update(key, self._w, self.lam, <double>self.n_train,
                                               self._mark)
@@ -370,6 +371,7 @@ cdef class OneSlackSSVM(Learner):
         self._sync(table, numpy.unique(numpy.concatenate(changed)))
         self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
         self.cache_hits += sweeps
+        self.iteration += sweeps   # dual updates
         return sweeps, gap
 
     def _sync(self, WeightTable table, ids):
