@@ -360,15 +360,16 @@ cdef class OneSlackSSVM(Learner):
         ``max_cache_rounds`` sweeps; w written into the table. Returns
         (sweeps, the last sweep's gap)."""
         cdef double n = <double>self.n_train
-        changed = [self._cache.evict_all(self._w, self.lam, n)]
+        changed = numpy.zeros(self._w.shape[0], dtype=bool)
+        changed[self._cache.evict_all(self._w, self.lam, n).astype(numpy.intp)] = True
         gap, sweeps = None, 0
         while sweeps < self.max_cache_rounds:
             gap, ids = self._cache.sweep(self._w, self.lam, n, self._mark)
-            changed.append(ids)
+            changed[ids.astype(numpy.intp)] = True
             sweeps += 1
             if gap <= self.eps / 2:
                 break
-        self._sync(table, numpy.unique(numpy.concatenate(changed)))
+        self._sync(table, numpy.flatnonzero(changed).astype(numpy.uint64))
         self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
         self.cache_hits += sweeps
         self.iteration += sweeps   # dual updates

@@ -255,13 +255,12 @@ cdef class TreeCache:
         their gaps: the duality gap over the joint constraints the cache can
         form, at the w before each step; the buckets of w changed)."""
         total = 0.0
-        changed = []
+        changed = numpy.zeros(w.shape[0], dtype=bool)
         for key in list(self._entries):
             gap, ids = self.block_update(key, w, lam, n, mark)
             total += gap
-            changed.append(ids)
-        return total, (numpy.unique(numpy.concatenate(changed)) if changed
-                       else numpy.zeros(0, dtype=numpy.uint64))
+            changed[ids.astype(numpy.intp)] = True
+        return total, numpy.flatnonzero(changed).astype(numpy.uint64)
 
 
 cdef object _scatter_marked(double[::1] sc, unsigned char[::1] mk, uint64_t[::1] ids, int n,
