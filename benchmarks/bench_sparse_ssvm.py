@@ -20,6 +20,11 @@ curve when matplotlib is installed.
 
     .venv/bin/python -m benchmarks.bench_sparse_ssvm table --output benchmarks/results/sparse_table.json
     .venv/bin/python -m benchmarks.bench_sparse_ssvm ssvm --output benchmarks/results/ssvm_vs_pegasos.json
+    .venv/bin/python -m benchmarks.bench_sparse_ssvm sizes --runs default=training/default,sparse=training/sparse --output benchmarks/results/sparse_sizes.json
+
+The ssvm run trains the 1-slack SSVM with its cache of loss-augmented trees
+(``--cache-size``, ``--max-cache-rounds``, ``--warm-start``) and plots dev
+UAS, the objectives and the relative duality gap against training time.
 """
 import argparse
 import json
@@ -210,7 +215,10 @@ def run_ssvm(args):
     pegasos = {"@mst_learners": "spacy_mstparse.Pegasos.v1", "lam": args.lam, "k": 10,
                "averaged": True}
     runs = [("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
-                           "eps": args.eps}, args.max_iter, args.eval_every),
+                           "eps": args.eps, "cache_size": args.cache_size,
+                           "max_cache_rounds": args.max_cache_rounds,
+                           "warm_start": args.warm_start, "verbose": True},
+             args.max_iter, args.eval_every),
             ("pegasos", pegasos, args.pegasos_epochs, args.pegasos_eval_every)]
     if args.ball_pegasos:
         for averaged in (True, False):
@@ -264,6 +272,7 @@ def run_ssvm(args):
         last = ssvm["history"][-1]
         summary["one_slack"].update({"converged": ssvm["converged"], "final_gap": last["gap"],
                                      "final_dual": last["dual"], "eps": args.eps,
+                                     "final_relative_gap": last.get("relative_gap"),
                                      "eps_relative_to_primal": args.eps / last["primal"]})
     target = summary["one_slack"]["final_uas"]
     for label in curves:
@@ -286,7 +295,7 @@ def run_ssvm(args):
                      "one_slack": "1-slack S-SVM",
                      "pegasos_ball_avg": "Pegasos-DP, radius sqrt(2L(0)/lam), averaged",
                      "pegasos_ball_last": "Pegasos-DP, radius sqrt(2L(0)/lam), last iterate"}
-            fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
+            fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(16, 4))
             for label, curve in curves.items():
                 xs = [p["train_seconds"] for p in curve["points"]]
                 ax.plot(xs, [p["uas"] for p in curve["points"]], marker="o", ms=3,
@@ -297,6 +306,18 @@ def run_ssvm(args):
                 bx.plot([h["train_seconds"] for h in ssvm["history"]],
                         [h["dual"] for h in ssvm["history"]], ls="--",
                         label="1-slack S-SVM: dual bound")
+            if "history" in ssvm:
+                exact = [h for h in ssvm["history"] if h.get("exact", True)]
+                cx.semilogy([h["train_seconds"] for h in exact],
+                            [h["gap"] / h["primal"] for h in exact], marker="o", ms=3,
+                            label="1-slack S-SVM: duality gap / primal")
+                for h in exact:
+                    cx.annotate(str(h.get("pass", "")), (h["train_seconds"], h["gap"] / h["primal"]),
+                                fontsize=6)
+                cx.axhline(0.01, color="grey", ls=":", label="1% of the primal")
+                cx.set_xlabel("training time (s, excluding evaluation); labels: pass")
+                cx.set_ylabel("relative duality gap")
+                cx.legend()
             ax.axhspan(target - 0.3, target + 0.3, color="grey", alpha=0.2,
                        label="S-SVM final UAS +- 0.3")
             ax.set_xlabel("training time (s, excluding evaluation)")
@@ -313,9 +334,50 @@ def run_ssvm(args):
     return {"n_train": len(train_egs), "lam": args.lam, "summary": summary, "curves": curves}
 
 
+def disk_kb(path: Path) -> int:
+    """``du -sk``: the blocks the files under ``path`` take, in KB."""
+    return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file()) // 1024 + sum(
+        4 for d in [path, *path.rglob("*")] if d.is_dir())
+
+
+def run_sizes(args):
+    """Sizes and dev scores of trained pipelines: ``--runs name=OUTPUT_DIR,...``
+    (``spacy train --output`` directories; with ``OUTPUT_DIR.log`` holding
+    ``/usr/bin/time -v``'s report, the training time and peak RSS too)."""
+    rows = {}
+    for item in args.runs.split(","):
+        name, out = item.split("=")
+        best = Path(out) / "model-best"
+        meta = json.loads((best / "meta.json").read_text())
+        row = {"output": out, "model_best_kb": disk_kb(best),
+               "files_kb": {str(f.relative_to(best)): f.stat().st_blocks // 2
+                            for f in sorted(best.rglob("*")) if f.is_file()},
+               "dev_uas": 100 * meta["performance"]["dep_uas"],
+               "dev_las": 100 * meta["performance"]["dep_las"]}
+        log = Path(out + ".log")
+        if log.exists():
+            text = log.read_text()
+            for key, label in (("wall", "Elapsed (wall clock) time"),
+                               ("peak_rss_kb", "Maximum resident set size (kbytes)")):
+                lines = [line for line in text.splitlines() if label in line]
+                if lines:
+                    row[key] = lines[-1].rsplit(": ", 1)[-1].strip()
+        rows[name] = row
+        print(name, json.dumps({k: v for k, v in row.items() if k != "files_kb"}), flush=True)
+    if args.reference and args.reference in rows:
+        ref = rows[args.reference]
+        for name, row in rows.items():
+            row["size_ratio_reference_over_this"] = ref["model_best_kb"] / row["model_best_kb"]
+            row["dev_uas_minus_reference"] = row["dev_uas"] - ref["dev_uas"]
+    return {"runs": rows, "reference": args.reference}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["table", "ssvm", "groups"])
+    ap.add_argument("what", choices=["table", "ssvm", "groups", "sizes"])
+    ap.add_argument("--runs", default="",
+                    help="sizes: name=spacy-train-output-dir,... (model-best measured)")
+    ap.add_argument("--reference", default="default", help="sizes: the run compared with")
     ap.add_argument("--output", required=True)
     ap.add_argument("--treebanks", default="en_ewt,tr_imst,hu_szeged")
     ap.add_argument("--epochs", type=int, default=10)
@@ -341,6 +403,11 @@ def main():
     ap.add_argument("--lam", type=float, default=1e-3)
     ap.add_argument("--eps", type=float, default=0.01)
     ap.add_argument("--max-iter", type=int, default=60)
+    ap.add_argument("--cache-size", type=int, default=10,
+                    help="ssvm: trees cached per sentence (0: the plain cutting-plane solver)")
+    ap.add_argument("--max-cache-rounds", type=int, default=10,
+                    help="ssvm: cache sweeps between decoding passes")
+    ap.add_argument("--warm-start", type=int, default=1, help="ssvm: online warm-start passes")
     ap.add_argument("--pegasos-epochs", type=int, default=20)
     ap.add_argument("--eval-every", type=int, default=1,
                     help="ssvm: evaluate the 1-slack model every N passes (and at the end)")
@@ -357,7 +424,8 @@ def main():
         sys.exit(f"treebanks not found at {args.data_dir} (../shared/data/ud relative to the repo)")
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    result = {"table": run_table, "ssvm": run_ssvm, "groups": run_groups}[args.what](args)
+    result = {"table": run_table, "ssvm": run_ssvm, "groups": run_groups,
+              "sizes": run_sizes}[args.what](args)
     result["meta"] = {
         "command": common.invocation("bench_sparse_ssvm"),
         "commit": common.git("rev-parse", "--short", "HEAD"),

@@ -170,6 +170,19 @@ def test_foreign_bytes_are_refused(overfitted):
 # or of the feature settings' keys is a new format: bump FORMAT_VERSION and add
 # its row here (older formats are refused until the first release).
 SAVED_FORMATS = {
+    # 8: calibration (label temperature, record) and, with quantize_weights, the
+    # weight archives hold 8-bit codes + codebook
+    8: {
+        "parts": {"cfg", "arc_weights.npz", "label_weights.npz", "label_restrictions.npz"},
+        "cfg": {"calibration", "decoder", "feature_choice", "feature_report", "features",
+                "format_version", "label_buckets", "label_temperature", "labeler_version",
+                "labels", "max_sentence_length", "n_best", "n_threads",
+                "nonprojective_threshold", "order", "parallel_batch", "probabilities",
+                "quantize_weights", "replicas", "resolved_decoder", "root_label",
+                "spacy_mstparse_version", "temperature"},
+        "features": {"cluster_bits", "direction_backoff", "lemma", "n_buckets", "sibling_stops",
+                     "supertags", "tag_columns", "use_morph"},
+    },
     7: {
         "parts": {"cfg", "arc_weights.npz", "label_weights.npz", "label_restrictions.npz"},
         "cfg": {"calibration", "decoder", "feature_choice", "feature_report", "features",
@@ -214,3 +227,25 @@ def test_saved_model_is_the_current_format(overfitted):
     assert set(cfg) == expected["cfg"]
     assert set(cfg["features"]) == expected["features"]
     assert cfg["format_version"] == FORMAT_VERSION
+
+
+def test_quantized_weight_archive_round_trip_and_damage():
+    """quantize_weights saves the non-zero weights' 8-bit codes: loading
+    gives the codebook values quantize() stands for (which quantize again
+    exactly), smaller than float values; bad codes are named."""
+    from spacy_mstparse.components import serialization as ser
+    from spacy_mstparse.features.weights import quantize
+
+    rng = numpy.random.default_rng(0)
+    w = (rng.normal(size=50_000) * (rng.random(50_000) < 0.3)).astype("float32")
+    data = ser.dump_weight_vector(w, quantized=True)
+    back = ser.load_weight_vector({"arc_weights.npz": data}, "arc_weights", lambda n: n)
+    expected = quantize(w).dequantize()
+    assert numpy.array_equal(back, expected)
+    assert numpy.array_equal(quantize(back).dequantize(), back)   # exact once loaded
+    assert len(data) < len(ser.dump_weight_vector(w)) / 2
+    arrays = ser.load_arrays(data, "x", ("codes",))
+    arrays["codes"][0] = 0   # code 0 stands for an exact 0: not a stored value
+    with pytest.raises(ModelDataError, match="arc_weights.npz: 8-bit weights"):
+        ser.load_weight_vector({"arc_weights.npz": ser.dump_arrays(**arrays)}, "arc_weights",
+                               lambda n: n)

@@ -224,3 +224,99 @@ def test_bounded_working_set_and_best_iterate(tiny):
     assert np.array_equal(last.finalize_weights(table.current()), table.current())
     with pytest.raises(ValueError, match="max_constraints"):
         OneSlackSSVM(lam=lam, max_constraints=-1)
+
+
+def _decoded_tree(model, sentence, heads, w32):
+    """The loss-augmented tree under float32 weights w32."""
+    from spacy_mstparse.decoders.dispatch import add_hamming_loss
+
+    factors = model.scores(sentence, w32)
+    add_hamming_loss(factors.arc, heads)
+    return np.asarray(model.decode(factors)[0], dtype=np.int32)
+
+
+def test_cache_gives_the_decoded_constraint_when_it_holds_the_most_violated_tree(tiny):
+    """With each sentence's loss-augmented tree among its cached trees (next
+    to trees decoded under other weights), the cache's joint constraint is
+    the one fresh decoding gives: the same losses, margins and x vector."""
+    from spacy_mstparse.learners.one_slack_cache import TreeCache
+
+    model, data = tiny
+    rng = np.random.default_rng(3)
+    n_buckets = model.n_arc_weights
+    w32 = (rng.normal(size=n_buckets) * 0.3).astype(np.float32)
+    w = w32.astype(np.float64)
+    cache = TreeCache(4, model.first_order)
+    fresh_loss = fresh_margin = 0.0
+    fresh_x = np.zeros(n_buckets)
+    for i, (sentence, heads) in enumerate(data):
+        for other in range(2):   # trees of other weights first (older)
+            w_other = (rng.normal(size=n_buckets) * 0.3).astype(np.float32)
+            tree = _decoded_tree(model, sentence, heads, w_other)
+            loss = int(np.count_nonzero(tree[1:] != heads[1:]))
+            if loss:
+                cache.add(i, sentence, heads, tree, loss)
+        tree = _decoded_tree(model, sentence, heads, w32)
+        idx, val, loss = loss_augmented_difference(model, sentence, heads, w32)
+        if loss:
+            cache.add(i, sentence, heads, tree, loss)
+            margin = float(w[idx.astype(np.intp)] @ val)
+            if loss - margin > 0:
+                fresh_loss += loss
+                fresh_margin += margin
+                np.add.at(fresh_x, idx.astype(np.intp), val)
+    acc = np.zeros(n_buckets)
+    loss_sum, margin_sum, n_violated = cache.aggregate(w, acc)
+    assert n_violated > 0
+    assert loss_sum == pytest.approx(fresh_loss)
+    assert margin_sum == pytest.approx(fresh_margin, abs=1e-9)
+    assert np.allclose(acc, fresh_x)
+    # bounded: at most 4 distinct trees per sentence; a repeated tree is not new
+    assert all(len(cache.trees(i)) <= 4 for i in range(len(data)))
+    s, h = data[0]
+    if cache.trees(0):
+        gold, tree = cache.trees(0)[-1][:2]
+        assert not cache.add(0, s, gold, tree, 1.0)
+
+
+def test_cached_ssvm_certifies_its_gap_against_the_reference_optimum(tiny):
+    """The cache path (block-coordinate steps over the cached trees between
+    decoding passes) minimises the same objective as the plain cutting-plane
+    solver run to convergence (the dense reference): every dual it reports
+    is below the reference optimum (weak duality), its primal is the
+    objective recomputed independently, and the objective approaches the
+    optimum."""
+    model, data = tiny
+    lam, eps = 0.5, 2e-4
+    plain, ptable = train_one_slack(model, data, lam=lam, eps=eps)
+    assert plain.converged
+    optimum = primal_objective(model, data, ptable.current(), lam)
+    cached, table = train_one_slack(model, data, lam=lam, eps=eps, cache_size=5,
+                                    max_cache_rounds=20, max_iter=12)
+    for h in cached.history:
+        assert h["dual"] <= optimum + 1e-9 and h["dual_after"] <= optimum + 1e-9
+        assert h["primal"] >= optimum - 1e-9
+        assert h["gap"] == pytest.approx(h["primal"] - h["dual"])
+    last = cached.history[-1]
+    current = primal_objective(model, data, table.current(), lam)
+    # the table holds the learner's w; the last pass's primal is of that w
+    # before the last sweeps, so recompute it from the weights it used
+    assert np.allclose(table.current(), cached.weights, atol=1e-6)
+    assert current >= optimum - 1e-9
+    assert last["primal"] - optimum < 0.5 * (cached.history[0]["primal"] - optimum)
+    # bounded: at most twice cache_size trees per sentence
+    assert all(len(cached.cache.trees(s.key())) <= 10 for s, _ in data)
+
+
+def test_warm_start_pass_moves_w_online(tiny):
+    model, data = tiny
+    learner, table = train_one_slack(model, data, lam=0.5, eps=2e-4, cache_size=5,
+                                     warm_start=1, max_iter=6)
+    first = learner.history[0]
+    assert not first["exact"] and first["primal"] is None
+    assert first["dual_after"] > 0.0
+    assert all(h["exact"] for h in learner.history[1:])
+    with pytest.raises(ValueError, match="warm_start"):
+        OneSlackSSVM(warm_start=1)
+    with pytest.raises(ValueError, match="order"):
+        OneSlackSSVM(cache_size=2).begin_training(model.first_order, data, order=2)

@@ -41,7 +41,7 @@ from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES 
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 JOINED_CHUNK_LABEL = "dep"
 RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
 
@@ -302,11 +302,12 @@ class MSTParser(DependencyPipe):
     # -- serialization (the table) ----------------------------------------------
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
         clusters = {CLUSTERS: lambda: ser.dump_arrays(**self.encoder.clusters.to_arrays())}
+        q8 = self.cfg["quantize_weights"]  # 8-bit codes saved (serialization.dump_weight_vector)
         return {**(clusters if (self.model_features or self.features).cluster_bits else {}),
             "cfg": lambda: ser.dump_json({**self.cfg, "features": self.features.to_dict(),
                                           **self._format_header()}),
-            "arc_weights.npz": lambda: ser.dump_sparse_vector(self.prediction_weights()[0]),
-            "label_weights.npz": lambda: ser.dump_sparse_vector(self.prediction_weights()[1]),
+            "arc_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[0], q8),
+            "label_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[1], q8),
             RESTRICTIONS: lambda: ser.dump_arrays(**self.graph.restriction_arrays()),
         }
 

@@ -167,12 +167,39 @@ def _unpack_sparse(arrays: Dict[str, numpy.ndarray], where: str,
     return out if shape is None else out.reshape(shape)
 
 
+def dump_weight_vector(weights: numpy.ndarray, quantized: bool = False) -> bytes:
+    """A weight vector as ``dump_sparse_vector`` writes it, or with
+    ``quantized`` as the bitmap of its non-zeros plus their 8-bit codes into
+    a 256-value codebook (``features.weights.quantize``: the codes prediction
+    reads with ``quantize_weights``): n/8 + nnz + 1 KB bytes."""
+    if not quantized:
+        return dump_sparse_vector(weights)
+    from ..features.weights import quantize
+
+    q = quantize(weights)
+    nonzero = q.codes != 0
+    return dump_arrays(n=numpy.array([q.codes.shape[0]], dtype="int64"),
+                       nonzero_bits=numpy.packbits(nonzero), codes=q.codes[nonzero],
+                       codebook=q.codebook)
+
+
 def load_weight_vector(parts: Dict[str, bytes], stem: str, where: Callable[[str], str],
                        current: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """The weight vector ``stem`` ("arc_weights", "label_weights") saved as
-    ``<stem>.npz``; ``current`` when the part was excluded."""
+    ``<stem>.npz`` (float values or 8-bit codes, ``dump_weight_vector``);
+    ``current`` when the part was excluded."""
     if f"{stem}.npz" in parts:
-        return load_sparse_vector(parts[f"{stem}.npz"], where(f"{stem}.npz"))
+        name = where(f"{stem}.npz")
+        arrays = load_arrays(parts.pop(f"{stem}.npz"), name, ("n", "nonzero_bits"))
+        if "codes" in arrays:
+            codes, book = numpy.asarray(arrays.pop("codes")), numpy.asarray(arrays["codebook"])
+            if codes.dtype != numpy.uint8 or book.shape != (256,) or not (codes != 0).all():
+                raise ModelDataError(f"{name}: 8-bit weights need non-zero uint8 codes and a "
+                                     f"codebook of 256 values")
+            arrays["values"] = book.astype("float32")[codes]
+        elif "values" not in arrays:
+            raise ModelDataError(f"{name}: the archive lacks values (or codes)")
+        return _unpack_sparse(arrays, name, None)
     if current is not None:
         return current
     raise ModelDataError(f"{where(stem + '.npz')}: missing (the saved component is incomplete)")

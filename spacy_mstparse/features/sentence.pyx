@@ -67,6 +67,14 @@ cdef class Sentence:
     def __len__(self):
         return self.n
 
+    def key(self):
+        """A hash of the sentence's words and tag rows: the same for every
+        encoding of the same sentence (the 1-slack SSVM's cache key)."""
+        cdef Py_ssize_t i
+        words = tuple(self.word[i] for i in range(self.n + 1))
+        tags = tuple(self.tags[i] for i in range(self.n_tagsets * (self.n + 3)))
+        return hash((words, tags))
+
     def tag_values(self, int t):
         """Tag row ``t`` as a uint64 array of n+1 ids (entry 0: the root)."""
         if not 0 <= t < self.n_tagsets:

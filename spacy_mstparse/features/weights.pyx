@@ -12,8 +12,10 @@ but large errors on the few largest weights, and lost 0.16 dev UAS against
 0.03 for this one; BENCHMARKS.md.) Code 0 stands for an exact 0, so
 buckets no feature ever touched stay 0. With at most 255 distinct non-zero
 weights the codes are exact. Only prediction reads these:
-training updates the float tables, and the saved model keeps float weights
-(the codes are derived again at load time).
+training updates the float tables. With ``quantize_weights`` the saved
+model holds the codes of the non-zero weights and the codebook (arc and
+label weights; ``components.serialization.dump_weight_vector``); loading
+gives the codebook's values, whose codes are exact.
 """
 from libc.stdint cimport uint8_t, uint64_t
 

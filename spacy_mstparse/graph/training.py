@@ -134,6 +134,11 @@ class GraphTrainer:
         if not self._pending:
             return 0.0
         batch, self._pending = self._pending, []
+        if getattr(self.learner, "converged", False):
+            # converged (the 1-slack SSVM): no more decoding, the labeler goes on
+            self.train_labeler([item for item in batch
+                                if item[2] is not None and (item[1][1:] >= 0).all()])
+            return 0.0
         if self.n_threads > 1:
             return self.train_block(batch)
         return self.train_batch(batch)
@@ -196,14 +201,17 @@ class GraphTrainer:
         """The learner's step on a mini-batch's ``(constraints, target,
         trees to note)`` and the labeler's steps; the wrong heads."""
         learner = self.learner
+        keyed = getattr(learner, "cache", None) is not None
         steps = []
         n_wrong_total = 0
         for (sentence, heads, labels), (constraints, target, notes) in zip(batch, decoded):
             for tree in notes:
                 learner.note_tree(sentence, tree)
             n_wrong_total += constraints[0][2]
-            # k-best learners get every tree's constraint, the others one.
-            steps.append(constraints if learner.k_best > 1 else constraints[0])
+            # k-best learners get every tree's constraint, the others one; a
+            # learner with a per-sentence cache (the 1-slack SSVM) the sentence.
+            step = constraints if learner.k_best > 1 else constraints[0]
+            steps.append((*step, sentence) if keyed else step)
             if labels is not None and target is not None:
                 if target is not heads:  # partial: learn the annotated arcs' labels only
                     labels = numpy.where(heads >= 0, labels, -1).astype("int32")
@@ -378,7 +386,7 @@ def train_one_slack(model: GraphModel, data, lam: float = 1e-3, eps: float = 0.0
                     max_iter: int = 1000, time_limit: float = 0.0, callback=None, **kwargs):
     """Train a 1-slack SSVM (arc weights only) on ``data`` = [(Sentence,
     heads)] through ``GraphTrainer``. Stops at gap <= eps, after ``max_iter``
-    QP iterations or ``time_limit`` seconds (0 = none). ``callback(learner,
+    QP iterations or decoding passes or ``time_limit`` seconds (0 = none). ``callback(learner,
     table)`` runs after every pass. Returns (learner, arc table)."""
     from ..learners.one_slack import OneSlackSSVM
 
@@ -391,7 +399,7 @@ def train_one_slack(model: GraphModel, data, lam: float = 1e-3, eps: float = 0.0
         trainer.flush()
         if callback is not None:
             callback(learner, trainer.arc_table)
-        if learner.converged or learner.iteration >= max_iter:
+        if learner.converged or max(learner.iteration, learner.n_passes) >= max_iter:
             break
         if time_limit > 0.0 and time.perf_counter() - start > time_limit:
             break

@@ -1,54 +1,81 @@
-"""1-slack structural SVM trained by cutting planes (Joachims, Finley & Yu
-2009, "Cutting-plane training of structural SVMs", Algorithm 3), the
+"""1-slack structural SVM trained by cutting planes with a cache of
+loss-augmented trees (Joachims, Finley & Yu 2009, "Cutting-plane training
+of structural SVMs", Algorithm 3 with Section 4.2's caching), the
 comparison system of Lee et al. (2010).
 
 Primal, with lam = 1/C and x_i(y) = phi(x_i, y_i) - phi(x_i, y):
 
     min_w  lam/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i, y) - w . x_i(y)]
 
-(Delta = Hamming loss over heads). Each iteration decodes every training
-sentence loss-augmented with the current w (the most violated tree of each),
+(Delta = Hamming loss over heads). A decoding pass decodes every training
+sentence loss-augmented with fixed w (the most violated tree of each) and
 forms the aggregated constraint (a, g) = ((1/n) sum_i Delta_i, (1/n) sum_i
-x_i), adds it to the working set W and re-solves the dual over W,
+x_i); since w is fixed, the pass also gives P(w) exactly and the duality
+gap P(w) - D(alpha): training stops when it is at most ``eps``. Otherwise
+the constraint joins the working set W and the dual over W,
 
     max_alpha  sum_j alpha_j a_j - 1/(2 lam) ||sum_j alpha_j g_j||^2,
     alpha >= 0, sum_j alpha_j <= 1,          w = (1/lam) sum_j alpha_j g_j,
 
-by accelerated projected gradient (numpy; W is small) until its Frank-Wolfe
-gap is below ``qp_tol``. The duality gap of the full problem at w,
-P(w) - D(alpha), is known after each pass (the pass computes P(w) exactly,
-since w is fixed during it); training stops when it is below ``eps``.
-Constraints whose alpha stayed 0 for ``max_inactive`` iterations are dropped.
-Each constraint holds a sparse vector over every bucket a pass touched (tens
-of MB on EWT), so ``max_constraints`` bounds the working set: beyond it the
-constraints with the smallest alpha are merged into their alpha-weighted
-mean (constraint aggregation, as in aggregated bundle methods; a convex
-combination of cutting planes is one), which keeps w and D(alpha) exactly.
-Dropping active constraints instead stalled: on ten sentences capped at 5
-the gap was still 0.3 after 3,000 iterations, against 64 without a cap.
+is solved by accelerated projected gradient (one_slack_qp.py) until its
+Frank-Wolfe gap is below ``qp_tol``.
 
-Cutting-plane iterates are not monotone: before convergence w can swing
-from pass to pass (on EWT, dev UAS between 66.8 and 83.2 over 30 passes).
-With ``keep_best`` (default) the model predicts with the iterate of the
-lowest primal objective seen so far (known exactly at the end of each
-pass; w = 0, the first pass's, is not a candidate), so a run stopped before
-convergence ends at its best iterate by the objective it minimises;
-``keep_best = False`` predicts with the last w.
+With a cache (``cache_size`` > 0; Joachims et al. 2009, Section 4.2), every
+decoded tree that violates its constraint is kept in a per-sentence cache
+(one_slack_cache: trees as heads, features recomputed in C), and the
+working set is every joint constraint the cache can form: one cached tree
+(or the gold one) per sentence. The 1-slack dual over that working set
+depends on alpha only through its per-sentence marginals beta_i(y) (the
+linear term is (1/n) sum_i sum_y beta_i(y) Delta_i(y), and w = (1/(lam n))
+sum_i sum_y beta_i(y) x_i(y)), so it is solved in that form by
+block-coordinate Frank-Wolfe sweeps over the sentences with exact line
+search (Lacoste-Julien et al. 2013; with a cache of planes per example as
+Shah et al. 2015), the cached trees as the oracle, until the sweep's duality
+gap over the cache is at most eps / 2 or after ``max_cache_rounds`` sweeps;
+then the next decoding pass. D = sum_i ell_i - lam/2 ||w||^2 is exact, so
+P(w) - D is the certified gap. Without the cache: the plain algorithm, one
+aggregated constraint per pass.
+
+Warm start (``warm_start`` passes, needs the cache): in the first passes w
+is not fixed; each sentence's block step follows its decoding at once, so
+the first pass trains online, as Pegasos-DP would. Those passes give no
+exact P(w).
+
+Memory: the cache holds int32 heads (the gold and the cached tree, about
+8 bytes per word each) and the encoded sentences, at most ``cache_size``
+trees per sentence of which none is in use (beta > 0), else at most twice
+that (reported in the history as cache_mb); three dense vectors of the
+table's size (w and a scratch in float64, a uint8 mark). Without the
+cache, the working set holds at most ``max_constraints`` sparse constraints
+of uint32 buckets and float32 values: constraints beyond it are merged
+into their alpha-weighted mean, as in aggregated bundle methods, which
+keeps w and D(alpha) exactly. Constraints whose alpha stayed 0 for
+``max_inactive`` QP solves are dropped.
+
+Cutting-plane iterates are not monotone: with ``keep_best`` (default) the
+model predicts with the iterate of the lowest exact primal objective seen
+(known at the end of each decoding pass; w = 0 is not a candidate), else
+with the last w.
 
 Inside ``spacy train`` the component feeds sentences in batches: the learner
 accumulates the constraint over |D| sentences (``begin_training`` tells it
-|D|), keeps w fixed meanwhile, and solves at the end of each pass.
+|D|), keeps w fixed meanwhile (warm-start passes excepted), and closes the
+pass at its last sentence; the trainer hands over each sentence with its
+trees (``note_tree``), cached under ``Sentence.key`` as spaCy shuffles the
+order. After convergence the trainer stops decoding.
 ``spacy_mstparse.graph.training.train_one_slack`` runs it over a list of
 sentences outside a pipeline, through the same training loop.
 """
+import sys
 import time
 
 import numpy
 
 from libc.math cimport isfinite
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 
 from .base cimport Learner
+from .one_slack_cache import TreeCache
 from .one_slack_qp import project_capped_simplex, solve_dual  # noqa: F401
 from .weight_table cimport WeightTable
 
@@ -59,15 +86,15 @@ cdef void _scatter_add(double[::1] acc, const uint64_t[:] idx, const double[:] v
         acc[idx[i]] += val[i]
 
 
-cdef void _scatter_scaled(double[::1] acc, const uint64_t[:] idx, const double[:] val,
+cdef void _scatter_scaled(double[::1] acc, const uint32_t[::1] idx, const float[::1] val,
                           double coef) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(idx.shape[0]):
         acc[idx[i]] += coef * val[i]
 
 
-cdef double _gather_dot(const double[::1] dense, const uint64_t[:] idx,
-                        const double[:] val) noexcept nogil:
+cdef double _gather_dot(const double[::1] dense, const uint32_t[::1] idx,
+                        const float[::1] val) noexcept nogil:
     cdef Py_ssize_t i
     cdef double total = 0.0
     for i in range(idx.shape[0]):
@@ -76,22 +103,37 @@ cdef double _gather_dot(const double[::1] dense, const uint64_t[:] idx,
 
 
 cdef class OneSlackSSVM(Learner):
-    """1-slack structural SVM (cutting planes) with regulariser ``lam`` (C = 1/lam)."""
+    """1-slack structural SVM (cutting planes, cache of loss-augmented trees)
+    with regulariser ``lam`` (C = 1/lam)."""
 
     cdef readonly double lam
     cdef readonly double eps
     cdef readonly double qp_tol
     cdef readonly int max_inactive
     cdef readonly int max_constraints
+    cdef readonly int cache_size
+    cdef readonly int max_cache_rounds
+    cdef readonly int warm_start
+    cdef readonly bint verbose
     cdef readonly long long n_train
     cdef readonly long long n_seen      # sentences of the current pass
     cdef readonly bint converged
-    cdef readonly int iteration
+    cdef readonly int iteration         # QP solves (constraints added)
+    cdef readonly int n_passes          # decoding passes completed
+    cdef readonly long long n_decoded   # sentences decoded
+    cdef readonly long long cache_hits  # constraints from the cache
     cdef object _pass_sum_arr
     cdef double[::1] _pass_sum
+    cdef object _w
+    cdef object _touched
+    cdef object _support
+    cdef object _cache
+    cdef object _features
+    cdef dict _noted
+    cdef object _mark
     cdef double _loss_sum
     cdef double _margin_sum
-    cdef list _constraints              # (idx, val, a)
+    cdef list _constraints              # (idx uint32, val float32, a)
     cdef list _inactive
     cdef object _H
     cdef object _alpha
@@ -104,20 +146,32 @@ cdef class OneSlackSSVM(Learner):
     cdef object _best_w
 
     def __init__(self, double lam=1e-3, double eps=0.01, double qp_tol=-1.0,
-                 int max_inactive=50, bint keep_best=True, int max_constraints=0):
+                 int max_inactive=50, bint keep_best=True, int max_constraints=0,
+                 int cache_size=0, int max_cache_rounds=200, int warm_start=0,
+                 bint verbose=False):
         if not isfinite(lam) or lam <= 0.0:
             raise ValueError(f"OneSlackSSVM: lam must be finite and > 0, got {lam}")
         if not (eps > 0.0):
             raise ValueError(f"OneSlackSSVM: eps must be > 0, got {eps}")
         if max_inactive < 1:
             raise ValueError(f"OneSlackSSVM: max_inactive must be >= 1, got {max_inactive}")
+        if max_constraints < 0:
+            raise ValueError(f"OneSlackSSVM: max_constraints must be >= 0, got {max_constraints}")
+        for name, value in (("cache_size", cache_size), ("max_cache_rounds", max_cache_rounds),
+                            ("warm_start", warm_start)):
+            if value < 0:
+                raise ValueError(f"OneSlackSSVM: {name} must be >= 0, got {value}")
+        if warm_start and not cache_size:
+            raise ValueError("OneSlackSSVM: warm_start needs the cache (cache_size >= 1)")
         self.lam = lam
         self.eps = eps
         self.qp_tol = qp_tol if qp_tol > 0.0 else eps / 100.0
-        if max_constraints < 0:
-            raise ValueError(f"OneSlackSSVM: max_constraints must be >= 0, got {max_constraints}")
         self.max_inactive = max_inactive
         self.max_constraints = max_constraints
+        self.cache_size = cache_size
+        self.max_cache_rounds = max_cache_rounds
+        self.warm_start = warm_start
+        self.verbose = verbose
         self.keep_best = keep_best
         self.loss_augmented = True
         self.n_train = 0
@@ -134,15 +188,30 @@ cdef class OneSlackSSVM(Learner):
         """Called at initialization: a pass is ``len(gold)`` sentences."""
         if not gold:
             raise ValueError("OneSlackSSVM: no gold training sentences")
-        self.begin(features.n_buckets, len(gold))
+        if self.cache_size and order != 1:
+            raise ValueError(f"OneSlackSSVM: the cache (cache_size = {self.cache_size}) "
+                             f"serves first-order models only, not order = {order}")
+        self.begin(features.n_buckets, len(gold), features)
 
-    def begin(self, long long n_buckets, long long n_train):
-        """Start training over ``n_train`` sentences per pass."""
+    def begin(self, long long n_buckets, long long n_train, features=None):
+        """Start training over ``n_train`` sentences per pass; ``features``
+        (the model's first-order features) for the cache."""
         if n_train < 1:
             raise ValueError(f"OneSlackSSVM: n_train must be >= 1, got {n_train}")
+        if n_buckets > (1 << 32):
+            raise ValueError(f"OneSlackSSVM: at most 2^32 buckets, got {n_buckets}")
         self.n_train = n_train
         self._pass_sum_arr = numpy.zeros(n_buckets, dtype=numpy.float64)
         self._pass_sum = self._pass_sum_arr
+        self._w = numpy.zeros(n_buckets, dtype=numpy.float64)
+        self._touched = numpy.zeros(n_buckets, dtype=bool)
+        self._support = None
+        if self.cache_size and features is None:
+            raise ValueError("OneSlackSSVM: the cache needs the model's features (begin_training)")
+        self._cache = TreeCache(self.cache_size, features) if self.cache_size else None
+        self._mark = numpy.zeros(n_buckets, dtype=numpy.uint8) if self.cache_size else None
+        self._features = features
+        self._noted = {}
         self.n_seen = 0
         self._loss_sum = 0.0
         self._margin_sum = 0.0
@@ -153,15 +222,31 @@ cdef class OneSlackSSVM(Learner):
         self._dual = 0.0
         self.converged = False
         self.iteration = 0
+        self.n_passes = 0
+        self.n_decoded = 0
+        self.cache_hits = 0
         self.history = []
         self.best_primal = float("inf")
         self.best_iteration = -1
         self._best_w = None
         self._t0 = time.perf_counter()
 
+    def note_tree(self, sentence, heads):
+        """The trees of a sentence's constraint, gold first (the cache's input)."""
+        if self._cache is not None:
+            self._noted.setdefault(id(sentence), []).append(heads)
+
+    @property
+    def warm(self):
+        """Whether the current pass is a warm-start pass (w moves during it)."""
+        return self.n_passes < self.warm_start
+
     def step(self, WeightTable table, list batch):
-        """Accumulate the loss-augmented differences of a batch; w stays fixed
-        until the pass of |D| sentences is complete, then the QP is solved."""
+        """Accumulate the loss-augmented differences ``(idx, val, n_wrong[,
+        sentence])`` of a batch; w stays fixed until the pass of |D| sentences
+        is complete (except in warm-start passes), then the QP is solved.
+        With the sentence, the trees ``note_tree`` was given for it (gold,
+        predicted) go to the cache."""
         cdef const uint64_t[:] idx
         cdef const double[:] val
         cdef long n_wrong, total_wrong = 0
@@ -171,10 +256,13 @@ cdef class OneSlackSSVM(Learner):
         if table.n_buckets != self._pass_sum_arr.shape[0]:
             raise ValueError("OneSlackSSVM: weight table size differs from begin()")
         cdef double margin
+        cdef bint warm = self.warm
         info = None
         for item in batch:
             idx, val, n_wrong = item[0], item[1], item[2]
+            noted = self._noted.pop(id(item[3]), None) if len(item) > 3 else None
             total_wrong += n_wrong
+            self.n_decoded += 1
             if idx.shape[0] > 0:
                 margin = table.dot(idx, val)
                 # The gold tree is a candidate too (violation 0): when the
@@ -184,8 +272,12 @@ cdef class OneSlackSSVM(Learner):
                 if n_wrong - margin > 0.0:
                     self._loss_sum += n_wrong
                     self._margin_sum += margin
-                    with nogil:
-                        _scatter_add(self._pass_sum, idx, val)
+                    if self._cache is None:
+                        with nogil:
+                            _scatter_add(self._pass_sum, idx, val)
+                    elif noted is not None and len(noted) >= 2:
+                        self._cache_add(table, item[3], noted[0], noted[len(noted) - 1],
+                                        n_wrong, warm)
             self.n_seen += 1
             if self.n_seen == self.n_train:
                 info = self.end_pass(table)
@@ -193,56 +285,132 @@ cdef class OneSlackSSVM(Learner):
 
     def end_pass(self, WeightTable table):
         """Close the pass: record P(w), D(alpha) and the gap; unless converged,
-        add the aggregated constraint, re-solve the dual and set w."""
+        add the aggregated constraint, re-solve the dual and set w, then run
+        the cache rounds."""
         cdef double n = <double>self.n_seen
         if self.n_seen == 0:
             raise ValueError("OneSlackSSVM: end_pass() before any sentence of the pass")
         a_new = self._loss_sum / n
         hinge = max(0.0, a_new - self._margin_sum / n)   # every term is > 0 (step)
         sq_w = table.sq_norm()
-        primal = 0.5 * self.lam * sq_w + hinge
-        gap = primal - self._dual
-        record = {"iteration": self.iteration, "primal": primal, "dual": self._dual,
-                  "gap": gap, "hinge": hinge, "loss": a_new,
-                  "n_constraints": len(self._constraints),
-                  "seconds": time.perf_counter() - self._t0}
-        self.history.append(record)
+        exact = not self.warm
+        if self._cache is not None:
+            self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
+        primal = 0.5 * self.lam * sq_w + hinge if exact else None
+        gap = primal - self._dual if exact else None
+        record = {"iteration": self.iteration, "pass": self.n_passes + 1, "exact": exact,
+                  "primal": primal, "dual": self._dual, "gap": gap,
+                  "relative_gap": gap / primal if exact and primal > 0 else None,
+                  "hinge": hinge, "loss": a_new}
         # (w = 0 before the first constraint is not a candidate)
-        if self.keep_best and self.iteration > 0 and primal < self.best_primal:
+        if exact and self.keep_best and self.iteration > 0 and primal < self.best_primal:
             self.best_primal = primal
             self.best_iteration = self.iteration
             self._best_w = table.current()
-        if gap <= self.eps:
+        if exact and gap <= self.eps:
             self.converged = True
-        elif not self.converged:
+        elif exact and not self.converged and self._cache is None:
             self._add_constraint(table, a_new, n)
         self._pass_sum_arr.fill(0.0)
+        sweeps, cache_gap = 0, None
+        if not self.converged and self._cache is not None:
+            sweeps, cache_gap = self._cache_sweeps(table)
+        self.n_passes += 1
+        record.update({
+            "cache_sweeps": sweeps, "cache_gap": cache_gap, "dual_after": self._dual,
+            "n_constraints": len(self._constraints), "decoder_passes": self.n_decoded / n,
+            "cached_trees": self._cache.n_entries if self._cache is not None else 0,
+            "cache_mb": self._cache.nbytes / 2**20 if self._cache is not None else 0.0,
+            "working_set_mb": sum(i.nbytes + v.nbytes for i, v, _ in self._constraints) / 2**20,
+            "seconds": time.perf_counter() - self._t0})
+        self.history.append(record)
+        if self.verbose:
+            print(progress_line(record), file=sys.stderr, flush=True)
         self.n_seen = 0
         self._loss_sum = 0.0
         self._margin_sum = 0.0
+        self._noted = {}
         return record
 
+    def slack(self):
+        """The working set's slack at the current w: max(0, max_j a_j - w . g_j)."""
+        if not self._constraints:
+            return 0.0
+        a = numpy.array([c[2] for c in self._constraints])
+        return max(0.0, float((a - self._H @ self._alpha / self.lam).max()))
+
+    def _cache_add(self, WeightTable table, sentence, gold, tree, double loss, bint warm):
+        """A decoded tree joins its sentence's cache; in a warm-start pass
+        the sentence's block step follows at once (w moves), and the cache
+        is cut back to ``cache_size`` trees (in other passes at the pass end)."""
+        if self.n_decoded == 1 and table.sq_norm() > 0.0 and table.is_plain():
+            table.scale_by(0.0)   # w starts at 0 = the dual's empty point
+        key = sentence.key()
+        self._cache.add(key, sentence, gold, tree, loss)
+        if warm:
+            self.iteration = max(self.iteration, 1)   # w moves from 0
+            changed = self._cache.evict(key, self._w, self.lam, <double>self.n_train)
+            _, ids = self._cache.block_update(key, self._w, self.lam, <double>self.n_train,
+                                              self._mark)
+            self._sync(table, numpy.concatenate([changed, ids]))
+
+    def _cache_sweeps(self, WeightTable table):
+        """Block-coordinate Frank-Wolfe sweeps over the cache (its trees are
+        the working set) until their duality gap is at most eps / 2 or
+        ``max_cache_rounds`` sweeps; w written into the table. Returns
+        (sweeps, the last sweep's gap)."""
+        cdef double n = <double>self.n_train
+        changed = numpy.zeros(self._w.shape[0], dtype=bool)
+        changed[self._cache.evict_all(self._w, self.lam, n).astype(numpy.intp)] = True
+        gap, sweeps = None, 0
+        while sweeps < self.max_cache_rounds:
+            gap, ids = self._cache.sweep(self._w, self.lam, n, self._mark)
+            changed[ids.astype(numpy.intp)] = True
+            sweeps += 1
+            if gap <= self.eps / 2:
+                break
+        self._sync(table, numpy.flatnonzero(changed).astype(numpy.uint64))
+        self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
+        self.cache_hits += sweeps
+        self.iteration += sweeps   # dual updates
+        return sweeps, gap
+
+    def _sync(self, WeightTable table, ids):
+        """The table's w on ``ids`` (uint64) from the learner's float64 w."""
+        if ids.shape[0]:
+            ids = numpy.ascontiguousarray(ids, dtype=numpy.uint64)
+            table.assign(ids, self._w[ids.astype(numpy.intp)])
+
     def _add_constraint(self, WeightTable table, double a_new, double n):
-        # The buckets of w now (every constraint's support) are cleared
-        # before w is rewritten from the new alpha (_set_w).
-        self._clear_w(table)
-        idx = numpy.flatnonzero(self._pass_sum_arr).astype(numpy.uint64)
-        val = self._pass_sum_arr[idx] / n
+        """The pass sum / n joins W (the pass sum is cleared); the dual is
+        re-solved and w rewritten."""
+        if not self._constraints:
+            # First constraint: w is 0 + nothing learnt yet, whatever the
+            # table held before.
+            if table.is_plain():
+                table.scale_by(0.0)
+        idx64 = numpy.flatnonzero(self._pass_sum_arr)
+        idx = idx64.astype(numpy.uint32)
+        val = (self._pass_sum_arr[idx64] / n).astype(numpy.float32)
         m = len(self._constraints)
         row = numpy.empty(m + 1)
-        cdef const uint64_t[:] ci
-        cdef const double[:] cv
+        cdef const uint32_t[::1] ci
+        cdef const float[::1] cv
         for j, (cidx, cval, _) in enumerate(self._constraints):
             ci = cidx
             cv = cval
             row[j] = _gather_dot(self._pass_sum, ci, cv) / n
-        row[m] = float(val @ val)
+        val64 = val.astype(numpy.float64)
+        row[m] = float(val64 @ val64)
         H = numpy.empty((m + 1, m + 1))
         H[:m, :m] = self._H
         H[m, :] = row
         H[:, m] = row
         self._constraints.append((idx, val, a_new))
         self._inactive.append(0)
+        self._pass_sum_arr[idx64] = 0.0   # now stored in the new constraint
+        self._touched[idx64] = True
+        self._support = None
         a = numpy.array([c[2] for c in self._constraints])
         alpha0 = numpy.append(self._alpha, 0.0)
         alpha, dual, _, _ = solve_dual(H, a, self.lam, alpha0, self.qp_tol)
@@ -257,7 +425,6 @@ cdef class OneSlackSSVM(Learner):
             self._inactive = [self._inactive[j] for j in keep]
             H = H[numpy.ix_(keep, keep)]
             alpha = alpha[keep]
-        self._pass_sum_arr[idx] = 0.0     # the pass sum, now stored in the new constraint
         if self.max_constraints and len(self._constraints) > self.max_constraints:
             H, alpha = self._aggregate(H, alpha)
         self._H = H
@@ -280,12 +447,12 @@ cdef class OneSlackSSVM(Learner):
             merged_rows = []
         else:
             coef = alpha[merged] / total
-            idx = numpy.unique(numpy.concatenate([self._constraints[j][0] for j in merged]))
-            dense = self._pass_sum_arr   # zero between passes: scratch space
+            dense = self._pass_sum_arr   # zero here: scratch space
             for c, j in zip(coef, merged):
                 cidx, cval, _ = self._constraints[j]
-                dense[cidx] += c * cval
-            val = dense[idx].copy()
+                _scatter_scaled(dense, cidx, cval, c)
+            idx = numpy.flatnonzero(dense).astype(numpy.uint32)
+            val = dense[idx].astype(numpy.float32)
             dense[idx] = 0.0
             a = float(coef @ numpy.array([self._constraints[j][2] for j in merged]))
             merged_rows = [(idx[val != 0.0], val[val != 0.0], a)]
@@ -305,41 +472,24 @@ cdef class OneSlackSSVM(Learner):
         self._constraints, self._inactive = constraints, inactive
         return new_H, new_alpha
 
-    def _clear_w(self, WeightTable table):
-        """Zero the table on the support of every constraint in W (where w
-        can be non-zero), in O(total constraint size)."""
-        if table.is_plain():
-            if not self._constraints:
-                # First constraint: w is 0 + nothing learnt yet, whatever the
-                # table held before (O(table), once).
-                table.scale_by(0.0)
-            for cidx, _, _ in self._constraints:
-                table.assign(cidx, numpy.zeros(cidx.shape[0]))
-
     def _set_w(self, WeightTable table):
-        """w = (1/lam) sum_j alpha_j g_j written into the table: accumulated
-        in float64 on the constraints' supports (cleared by _clear_w), so
-        O(total constraint size) rather than O(table) per iteration."""
-        active = [(cidx, cval, alpha) for (cidx, cval, _), alpha
-                  in zip(self._constraints, self._alpha) if alpha > 0.0]
+        """w = (1/lam) sum_j alpha_j g_j, accumulated densely in float64 and
+        written into the table on every bucket a constraint ever touched
+        (elsewhere w is 0), O(table + total constraint size)."""
+        w = self._w
+        w.fill(0.0)
+        cdef double[::1] acc = w
+        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
+            if alpha > 0.0:
+                _scatter_scaled(acc, cidx, cval, alpha / self.lam)
         if not table.is_plain():
             # The learner never ticks or rescales the table; if someone else
             # did, the O(table) rewrite.
-            w = numpy.zeros(table.n_buckets, dtype=numpy.float64)
-            for idx, val, alpha in active:
-                w[idx] += (alpha / self.lam) * val
             table.restart_average(w)
             return
-        # The pass accumulator (all zero between passes) holds the float64 sum.
-        cdef double[::1] acc = self._pass_sum
-        cdef double coef
-        for cidx, cval, alpha in active:
-            coef = alpha / self.lam
-            _scatter_scaled(acc, cidx, cval, coef)
-        if active:
-            support = numpy.unique(numpy.concatenate([idx for idx, _, _ in active]))
-            table.assign(support, self._pass_sum_arr[support])
-            self._pass_sum_arr[support] = 0.0
+        if self._support is None:
+            self._support = numpy.flatnonzero(self._touched).astype(numpy.uint64)
+        table.assign(self._support, w[self._support])
 
     def predicts_with_average(self):
         """Never: the model is the QP's solution w (the table is not ticked)."""
@@ -360,6 +510,33 @@ cdef class OneSlackSSVM(Learner):
     def alpha(self):
         return numpy.array(self._alpha)
 
+    @property
+    def cache(self):
+        """The ``TreeCache`` (None without one)."""
+        return self._cache
+
+    @property
+    def weights(self):
+        """w = (1/lam) sum_j alpha_j g_j (float64), the dual's weight vector."""
+        return numpy.array(self._w)
+
     def __repr__(self):
         return (f"OneSlackSSVM(lam={self.lam}, eps={self.eps}, qp_tol={self.qp_tol}, "
+                f"cache_size={self.cache_size}, warm_start={self.warm_start}, "
                 f"keep_best={self.keep_best})")
+
+
+def progress_line(record):
+    """One line of training output for a pass's history record."""
+    if record["exact"]:
+        head = (f"primal {record['primal']:.5f}  dual {record['dual']:.5f}  gap "
+                f"{record['gap']:.5f} ({100 * record['relative_gap']:.2f}%)")
+    else:
+        head = f"warm-start pass  dual {record['dual_after']:.5f}"
+    cache = ""
+    if record["cache_gap"] is not None:
+        cache = (f"  cache sweeps {record['cache_sweeps']} (gap {record['cache_gap']:.5f}, "
+                 f"dual {record['dual_after']:.5f})")
+    return (f"[one-slack] pass {record['pass']}: {head}{cache}  decoder passes "
+            f"{record['decoder_passes']:.0f}  constraints {record['n_constraints']}  cache "
+            f"{record['cached_trees']} trees {record['cache_mb']:.1f} MB  {record['seconds']:.1f} s")

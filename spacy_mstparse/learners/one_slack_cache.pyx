@@ -1,0 +1,320 @@
+"""The per-sentence cache of loss-augmented trees of the 1-slack structural
+SVM (Joachims, Finley & Yu 2009, Section 4.2, "caching"): for every training
+sentence the last ``size`` distinct trees the loss-augmented decoder
+returned (int32 heads, with the gold tree they were compared with and their
+Hamming loss), and the encoded sentence.
+
+``aggregate`` builds the most violated 1-slack constraint the cache allows
+at w, without decoding: for each sentence the cached tree of the largest
+Delta - w . x_i(y), x_i(y) = phi(gold) - phi(y), or the gold tree when none
+is positive, with x summed into a dense accumulator. The features are
+computed again in C for the arcs where the tree and the gold tree differ
+(the others cancel), so the cache holds trees, not feature vectors: a few
+int32 per word. When the cache holds each sentence's most violated tree,
+this is the constraint a decoding pass gives.
+"""
+from collections import OrderedDict
+
+import numpy
+
+from libc.stdint cimport int32_t, uint64_t
+
+from ..features.first_order cimport FirstOrderFeatures
+from ..features.sentence cimport Sentence
+
+
+cdef class TreeCache:
+    """At most ``size`` distinct trees per sentence key (the oldest goes
+    first; a tree seen again moves to the back)."""
+
+    cdef readonly int size
+    cdef dict _entries   # key -> [Sentence, OrderedDict(bytes -> [gold, tree, loss, beta]), ell]
+    cdef readonly long long n_entries
+    cdef FirstOrderFeatures _features
+    cdef object _scratch, _dense
+
+    def __init__(self, int size, FirstOrderFeatures features):
+        if size < 1:
+            raise ValueError(f"TreeCache: size must be >= 1, got {size}")
+        self.size = size
+        self._features = features
+        self._entries = {}
+        self.n_entries = 0
+        self._scratch = None
+        self._dense = None
+
+    def __len__(self):
+        """The number of sentences with at least one cached tree."""
+        return len(self._entries)
+
+    def add(self, key, Sentence sentence, gold, tree, double loss):
+        """Cache ``tree`` (heads, length n + 1) of ``sentence`` under ``key``,
+        compared with ``gold`` and of Hamming loss ``loss``. Returns True if
+        the tree was new to the sentence's cache."""
+        gold = numpy.array(gold, dtype=numpy.int32)
+        tree = numpy.array(tree, dtype=numpy.int32)
+        if gold.shape != (sentence.n + 1,) or tree.shape != (sentence.n + 1,):
+            raise ValueError(f"TreeCache.add: gold {gold.shape} and tree {tree.shape} need "
+                             f"length {sentence.n + 1}")
+        slot = self._entries.get(key)
+        if slot is None:
+            slot = self._entries[key] = [sentence, OrderedDict(), 0.0]
+        trees = slot[1]
+        signature = gold[1:].tobytes() + tree[1:].tobytes()
+        if signature in trees:
+            trees.move_to_end(signature)
+            return False
+        trees[signature] = [gold, tree, float(loss), 0.0]
+        self.n_entries += 1
+        return True
+
+    def evict(self, key, w, double lam, double n):
+        """Drop trees of sentence ``key`` beyond ``size``: unused ones
+        (dual weight beta = 0), the oldest first, never the newest; beyond
+        twice the size also used ones, of the smallest beta first. A dropped tree's share
+        of w = (1/(lam n)) sum beta x and of the dual's linear term goes with
+        it (w updated in place: still a feasible dual point). Returns the
+        buckets of w that changed."""
+        slot = self._entries[key]
+        trees = slot[1]
+        changed = []
+        while len(trees) > self.size:
+            # never the newest tree (the one just decoded); a tree in use
+            # (beta > 0) only beyond twice the size
+            items = list(enumerate(trees.items()))
+            order = sorted(items[:len(items) - 1], key=lambda e: (e[1][1][3], e[0]))
+            signature, entry = order[0][1]
+            if entry[3] > 0.0 and len(trees) <= 2 * self.size:
+                break
+            if entry[3] > 0.0:
+                changed.append(self._scale_into(slot[0], entry, w, -entry[3] / (lam * n)))
+                slot[2] -= entry[3] * entry[2] / n
+            del trees[signature]
+            self.n_entries -= 1
+        return numpy.concatenate(changed) if changed else numpy.zeros(0, dtype=numpy.uint64)
+
+    def evict_all(self, w, double lam, double n):
+        """``evict`` on every sentence; the buckets of w that changed."""
+        changed = [self.evict(key, w, lam, n) for key, slot in self._entries.items()
+                   if len(slot[1]) > self.size]
+        return numpy.concatenate(changed) if changed else numpy.zeros(0, dtype=numpy.uint64)
+
+    def _scale_into(self, Sentence s, entry, w, double coef):
+        """w += coef * x(entry); the buckets touched."""
+        cdef double[::1] wv = w
+        cap = self._features.tree_capacity(s)
+        ga = numpy.zeros(cap, dtype=numpy.uint64)
+        pb = numpy.zeros(cap, dtype=numpy.uint64)
+        ha = numpy.empty(s.n + 1, dtype=numpy.int32)
+        hb = numpy.empty(s.n + 1, dtype=numpy.int32)
+        _wrong_arcs(entry[0], entry[1], ha, hb)
+        n_g, n_p = _features_of(self._features, s, ha, hb, ga, pb)
+        cdef uint64_t[::1] gv = ga
+        cdef uint64_t[::1] pv = pb
+        cdef int i
+        for i in range(n_g):
+            wv[gv[i]] += coef
+        for i in range(n_p):
+            wv[pv[i]] -= coef
+        return numpy.concatenate([ga[:n_g], pb[:n_p]])
+
+    def trees(self, key):
+        """The cached ``(gold, tree, loss, beta)`` of a sentence, oldest first."""
+        slot = self._entries.get(key)
+        return [] if slot is None else [tuple(e) for e in slot[1].values()]
+
+    @property
+    def nbytes(self):
+        """Bytes of the cached trees and the sentences' token arrays (a bound:
+        8 bytes per attribute and tag row per word)."""
+        total = 0
+        for sentence, trees, _ in self._entries.values():
+            total += 8 * (sentence.n + 3) * (4 + sentence.n_tagsets)
+            total += sum(e[0].nbytes + e[1].nbytes + 48 for e in trees.values())
+        return total
+
+    def aggregate(self, w, acc):
+        """The cache's most violated joint constraint at ``w`` (float64,
+        dense): per sentence the cached tree of the largest positive
+        Delta - w . x, its x = phi(gold) - phi(tree) added into ``acc``
+        (float64, dense; not cleared here). Returns (sum of the chosen trees'
+        losses, sum of their margins w . x, the number of sentences whose
+        chosen tree is not the gold one)."""
+        cdef FirstOrderFeatures features = self._features
+        cdef double[::1] av = acc
+        self._check(w, acc)
+        cdef double loss_sum = 0.0, margin_sum = 0.0
+        cdef long long n_violated = 0
+        cdef int i, n_g, n_p
+        cdef uint64_t[::1] ga, pb
+        for s, trees, _ in self._entries.values():
+            best, _, margin, ha, hb = self._best(s, trees, w)
+            if best is None:
+                continue
+            loss_sum += best[2]
+            margin_sum += margin
+            n_violated += 1
+            ga, pb = self._buffers(s)
+            _wrong_arcs(best[0], best[1], ha, hb)
+            n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
+            for i in range(n_g):
+                av[ga[i]] += 1.0
+            for i in range(n_p):
+                av[pb[i]] -= 1.0
+        return loss_sum, margin_sum, n_violated
+
+    def _check(self, w, other=None):
+        n = self._features.n_buckets
+        if w.shape[0] != n or (other is not None and other.shape[0] != n):
+            raise ValueError(f"TreeCache: dense vectors need {n} entries")
+
+    def _buffers(self, Sentence s):
+        cap = self._features.tree_capacity(s)
+        if self._scratch is None or self._scratch[0].shape[0] < cap:
+            self._scratch = (numpy.zeros(2 * cap, dtype=numpy.uint64),
+                             numpy.zeros(2 * cap, dtype=numpy.uint64))
+        return self._scratch
+
+    def _best(self, Sentence s, trees, w):
+        """(entry, violation, margin, ha, hb) of the cached tree of the largest
+        positive violation (entry None: the gold tree)."""
+        cdef uint64_t[::1] ga, pb
+        ga, pb = self._buffers(s)
+        cdef int32_t[::1] ha = numpy.empty(s.n + 1, dtype=numpy.int32)
+        cdef int32_t[::1] hb = numpy.empty(s.n + 1, dtype=numpy.int32)
+        cdef double margin, viol, best_viol = 0.0, best_margin = 0.0
+        best = None
+        for entry in trees.values():
+            margin = _margin(self._features, s, entry[0], entry[1], ha, hb, ga, pb, w)
+            viol = entry[2] - margin
+            if viol > best_viol:
+                best, best_viol, best_margin = entry, viol, margin
+        return best, best_viol, best_margin, ha, hb
+
+    def dual_linear(self):
+        """sum_i ell_i = (1/n) sum_i sum_y beta_i(y) Delta_i(y)."""
+        return float(sum(slot[2] for slot in self._entries.values()))
+
+    def block_update(self, key, w, double lam, double n, mark):
+        """One block-coordinate Frank-Wolfe step on sentence ``key``
+        (Lacoste-Julien et al. 2013, Algorithm 3, with exact line search),
+        its cached trees as the oracle: w (float64, dense) moves in place
+        toward (1/(lam n)) x of the most violated cached tree. ``mark``: a
+        zero uint8 vector of the table's size (scratch; left zero). Returns
+        (the block's duality gap before the step, the buckets of w changed)."""
+        cdef FirstOrderFeatures features = self._features
+        slot = self._entries[key]
+        cdef Sentence s = slot[0]
+        trees = slot[1]
+        best, _, _, ha, hb = self._best(s, trees, w)
+        cdef double[::1] wv = w
+        cdef unsigned char[::1] mk = mark
+        cdef double[::1] sc
+        if self._dense is None or self._dense.shape[0] != w.shape[0]:
+            self._dense = numpy.zeros(w.shape[0], dtype=numpy.float64)
+        sc = self._dense
+        cdef uint64_t[::1] ga, pb
+        ga, pb = self._buffers(s)
+        touched = []
+        cdef double scale = 1.0 / (lam * n)
+        cdef double coef
+        cdef int i, n_g, n_p
+        # v = w_i - w_s, w_i = scale * sum_y beta_y x_y, w_s = scale * x_best
+        for entry in trees.values():
+            coef = scale * entry[3] - (scale if entry is best else 0.0)
+            if coef == 0.0:
+                continue
+            _wrong_arcs(entry[0], entry[1], ha, hb)
+            n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
+            touched.append(_scatter_marked(sc, mk, ga, n_g, coef))
+            touched.append(_scatter_marked(sc, mk, pb, n_p, -coef))
+        ids = numpy.concatenate(touched) if touched else numpy.zeros(0, dtype=numpy.uint64)
+        cdef uint64_t[::1] iv = ids
+        cdef double vw = 0.0, vv = 0.0, x
+        for i in range(iv.shape[0]):
+            x = sc[iv[i]]
+            vw += x * wv[iv[i]]
+            vv += x * x
+        ell_s = best[2] / n if best is not None else 0.0
+        gap = lam * vw - slot[2] + ell_s
+        cdef double gamma = 0.0
+        if vv > 0.0:
+            gamma = min(1.0, max(0.0, gap / (lam * vv)))
+        for i in range(iv.shape[0]):
+            wv[iv[i]] -= gamma * sc[iv[i]]
+            sc[iv[i]] = 0.0
+            mk[iv[i]] = 0
+        if gamma > 0.0:
+            for entry in trees.values():
+                entry[3] = (1.0 - gamma) * entry[3] + (gamma if entry is best else 0.0)
+            slot[2] = (1.0 - gamma) * slot[2] + gamma * ell_s
+        return gap, ids
+
+    def sweep(self, w, double lam, double n, mark):
+        """``block_update`` on every cached sentence; returns (the sum of
+        their gaps: the duality gap over the joint constraints the cache can
+        form, at the w before each step; the buckets of w changed)."""
+        total = 0.0
+        changed = numpy.zeros(w.shape[0], dtype=bool)
+        for key in list(self._entries):
+            gap, ids = self.block_update(key, w, lam, n, mark)
+            total += gap
+            changed[ids.astype(numpy.intp)] = True
+        return total, numpy.flatnonzero(changed).astype(numpy.uint64)
+
+
+cdef object _scatter_marked(double[::1] sc, unsigned char[::1] mk, uint64_t[::1] ids, int n,
+                            double coef):
+    """sc[ids[:n]] += coef; the ids not marked before (now marked)."""
+    cdef int i, k = 0
+    out = numpy.empty(n, dtype=numpy.uint64)
+    cdef uint64_t[::1] ov = out
+    for i in range(n):
+        sc[ids[i]] += coef
+        if not mk[ids[i]]:
+            mk[ids[i]] = 1
+            ov[k] = ids[i]
+            k += 1
+    return out[:k]
+
+
+cdef tuple _features_of(FirstOrderFeatures features, Sentence s, int32_t[::1] ha,
+                        int32_t[::1] hb, uint64_t[::1] ga, uint64_t[::1] pb):
+    """The feature ids of the arcs ha (into ga) and hb (into pb); their counts."""
+    cdef int n_g, n_p
+    with nogil:
+        n_g = features.arcs_features_into(s, &ha[0], &ga[0])
+        n_p = features.arcs_features_into(s, &hb[0], &pb[0])
+    if n_g < 0 or n_p < 0:
+        raise MemoryError("TreeCache: feature buffer")
+    return n_g, n_p
+
+
+cdef void _wrong_arcs(const int32_t[::1] gold, const int32_t[::1] tree,
+                      int32_t[::1] ha, int32_t[::1] hb) noexcept nogil:
+    """ha / hb: the gold / tree heads of the words where they differ, -1 elsewhere."""
+    cdef Py_ssize_t c
+    ha[0] = -1
+    hb[0] = -1
+    for c in range(1, gold.shape[0]):
+        if gold[c] != tree[c]:
+            ha[c] = gold[c]
+            hb[c] = tree[c]
+        else:
+            ha[c] = -1
+            hb[c] = -1
+
+
+cdef double _margin(FirstOrderFeatures features, Sentence s, const int32_t[::1] gold,
+                    const int32_t[::1] tree, int32_t[::1] ha, int32_t[::1] hb,
+                    uint64_t[::1] ga, uint64_t[::1] pb, const double[::1] w) except? -1e300:
+    """w . (phi(gold) - phi(tree)) over the arcs where they differ."""
+    cdef int n_g, n_p, i
+    cdef double total = 0.0
+    _wrong_arcs(gold, tree, ha, hb)
+    n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
+    for i in range(n_g):
+        total += w[ga[i]]
+    for i in range(n_p):
+        total -= w[pb[i]]
+    return total
