@@ -62,7 +62,7 @@ def order_function(kind: str) -> Callable[[int], Sequence[int]]:
 
 
 def order_arguments(description: str, system: str, orders: str, output: str):
-    """The arguments every per-order benchmark takes (``bench_ensemble_marginals`` too)."""
+    """The arguments every per-order benchmark takes."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--system", default=system, help="a bench_clusters system name")
     p.add_argument("--epochs", type=int, default=3)

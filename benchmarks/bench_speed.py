@@ -7,8 +7,8 @@ its training time per epoch.
 What it does, in one process:
 
 1. trains ``mst_parser`` first order with the component defaults (5-best
-   MIRA, Eisner; ``--epochs`` epochs) and second order (PA-I, Eisner, as
-   ``bench_order_speed``) on EWT train with gold tags, timing every epoch;
+   MIRA, Eisner; ``--epochs`` epochs) and second order (PA-I, Eisner) on
+   EWT train with gold tags, timing every epoch;
    ``arcstandard_svm`` (defaults, ``--svm-epochs``) and spaCy's parser
    (``spacy init config -p parser -o efficiency``, tok2vec also embedding POS
    and TAG as ``bench_peers``; ``--spacy-epochs`` epochs with
