@@ -260,6 +260,6 @@ def test_feats_ablations_switch_on_use_morph(tmp_path, name, config_file):
     bench_peers.prepare_config(name, bench_peers.SYSTEMS[name], tmp_path, 3)
     config = spacy.util.load_config(tmp_path / "configs" / f"{name}.cfg")
     shipped = spacy.util.load_config(REPO / "configs" / config_file)
-    assert shipped["components"]["mst_parser"]["features"]["use_morph"] is False
+    assert shipped["components"]["mst_parser"]["features"]["use_morph"] == "auto"  # chosen from data
     assert config["components"]["mst_parser"]["features"]["use_morph"] is True
     assert config["training"]["max_epochs"] == 3
