@@ -170,13 +170,13 @@ def test_foreign_bytes_are_refused(overfitted):
 # or of the feature settings' keys is a new format: bump FORMAT_VERSION and add
 # its row here (older formats are refused until the first release).
 SAVED_FORMATS = {
-    # 8: calibration (label temperature, record) and, with quantize_weights, the
-    # weight archives hold 8-bit codes + codebook
+    # 8: calibration (label temperature, record), keep_heads and, with
+    # quantize_weights, weight archives of 8-bit codes + codebook
     8: {
         "parts": {"cfg", "arc_weights.npz", "label_weights.npz", "label_restrictions.npz"},
         "cfg": {"calibration", "decoder", "feature_choice", "feature_report", "features",
-                "format_version", "label_buckets", "label_temperature", "labeler_version",
-                "labels", "max_sentence_length", "n_best", "n_threads",
+                "format_version", "keep_heads", "label_buckets", "label_temperature",
+                "labeler_version", "labels", "max_sentence_length", "n_best", "n_threads",
                 "nonprojective_threshold", "order", "parallel_batch", "probabilities",
                 "quantize_weights", "replicas", "resolved_decoder", "root_label",
                 "spacy_mstparse_version", "temperature"},

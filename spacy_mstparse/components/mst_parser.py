@@ -290,9 +290,8 @@ class MSTParser(DependencyPipe):
     explain = mst_explain.explain  # (doc, i): why token i got its head and label
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:
-        """The attachment scores and the probabilities' calibration errors;
-        after updates (spaCy's training loop evaluating on dev) the head and
-        label temperatures are first fitted on the examples (mst_calibration)."""
+        """Attachment scores and calibration errors; after updates (spaCy's training
+        loop on dev) the temperatures are first fitted on the examples."""
         examples = list(examples)
         scores = super().score(examples, **kwargs)
         scores.update(mst_calibration.calibrate_on_examples(self, examples, not self._calibrated))
