@@ -19,21 +19,9 @@ from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.graph import GraphModel
 from spacy_mstparse.pipeline_input import make_input_docs
+from test_batch_parse import sentences  # noqa: F401  (fixture: encoded dev sentences)
 
 N_BUCKETS = 2**14
-
-
-@pytest.fixture(scope="module")
-def sentences(sample_dev):
-    nlp = spacy.blank("en")
-    encoder = SentenceEncoder(nlp.vocab, "both", False)
-    out = []
-    for ref in read_conllu(sample_dev, nlp.vocab):
-        doc = gold_annotated_doc(Example(ref.copy(), ref))
-        out.append(encoder.encode(doc, [(0, len(doc))])[0])
-        if len(out) == 30:
-            break
-    return out
 
 
 @pytest.fixture(scope="module")

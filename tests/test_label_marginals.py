@@ -5,31 +5,10 @@ import itertools
 
 import numpy
 import pytest
-import spacy
-from spacy.tokens import Doc
+from test_labeler import encode, nlp, random_tree  # noqa: F401  (nlp: fixture)
 
-from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.labeler.arc_labeler import CHAIN, CONTEXT, RESTRICT, VERSION_FLAGS, ArcLabeler
 from spacy_mstparse.labeler.chain_marginals import label_marginals
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return spacy.blank("en")
-
-
-def encode(nlp, words, pos):
-    doc = Doc(nlp.vocab, words=words, pos=pos, tags=["X"] * len(words))
-    return SentenceEncoder(nlp.vocab, "upos", False).encode(doc, [(0, len(doc))])[0]
-
-
-def random_tree(rng, n):
-    heads = numpy.full(n + 1, -1, dtype="int32")
-    order = rng.permutation(numpy.arange(1, n + 1))
-    heads[order[0]] = 0
-    for i, c in enumerate(order[1:], 1):
-        heads[c] = order[rng.randint(i)]
-    return heads
 
 
 def enumerated_marginals(labeler, s, heads, weights, root_label, temperature):
