@@ -20,6 +20,7 @@ import numpy
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..corpus.conll_reader import doc_label
 from ..decoders.dispatch import DECODERS
 from ..graph.calibration_metrics import calibration_report
 from ..graph.marginals import arc_marginals
@@ -53,7 +54,8 @@ def _scored_doc(pipe, doc: Doc, heads: Sequence[Optional[int]],
                 deps: Sequence[Optional[str]]) -> List[Scored]:
     """The chunks of a parsed ``doc`` given the gold head (token index) and
     label of each of its tokens (None: unknown)."""
-    label_ids = {label: i for i, label in enumerate(pipe.cfg["labels"])}
+    # labels as the Doc says them (a model's "root" is "ROOT" there)
+    label_ids = {doc_label(label): i for i, label in enumerate(pipe.cfg["labels"])}
     chunks = pipe.chunk_spans(pipe.sentence_spans(doc))
     sentences = pipe.encoder.encode(doc, [(s, e) for s, e, _ in chunks])
     out = []
@@ -66,7 +68,8 @@ def _scored_doc(pipe, doc: Doc, heads: Sequence[Optional[int]],
                 gold[c] = UNKNOWN
             else:
                 gold[c] = 0 if h == i else (h - start + 1 if start <= h < end else OUTSIDE)
-            gold_labels[c] = UNKNOWN if deps[i] is None else label_ids.get(deps[i], OUTSIDE)
+            gold_labels[c] = (UNKNOWN if deps[i] is None
+                              else label_ids.get(doc_label(deps[i]), OUTSIDE))
         if (gold[1:] == UNKNOWN).all():
             continue
         factors = pipe.graph.scores(sentence)
