@@ -160,17 +160,15 @@ def fit_temperatures(pipe, items: Sequence[Scored], max_words: Optional[int] = M
     graph = pipe.graph
     projective = DECODERS[graph.decoder].projective
     sample = _fit_sample(items, max_words)
-    heads = [(it.arc, numpy.where(it.gold == UNKNOWN, -1, it.gold), it.sib) for it in sample]
+    heads = [(it.arc, it.gold, it.sib) for it in sample]  # unknown heads (< 0) left out
     head_t, _ = fit_scalar(lambda t: head_log_likelihood(heads, t, projective), 0.02, 20.0, 9, 10)
-    result: Dict[str, Any] = {"sentences": len(items), "fitted_on_words":
-                              sum(len(it.gold) - 1 for it in sample)}
-    result["head"] = _report(head_probabilities, (items,), projective, before[0], head_t)
+    label_t = None
     if graph.labeler is not None:
         labels = [(it.sentence, it.predicted, _gold_where(it)) for it in sample]
         label_t, _ = fit_scalar(lambda t: label_log_likelihood(graph, labels, t), 0.02, 20.0,
                                 9, 10)
-        result["label"] = _report(lambda its, t, _: label_probabilities(graph, its, t),
-                                  (items,), None, before[1], label_t)
+    result = report(pipe, items, before, (head_t, label_t))
+    result["fitted_on_words"] = sum(len(it.gold) - 1 for it in sample)
     return result
 
 
@@ -178,16 +176,25 @@ def _gold_where(it: Scored) -> numpy.ndarray:
     """Gold label ids on the words whose predicted head is right, -1 elsewhere."""
     gold = numpy.full(len(it.gold), -1, dtype="int32")
     words = _label_words(it)
-    gold[words] = numpy.maximum(it.gold_labels[words], -1)
+    gold[words] = it.gold_labels[words]
     return gold
 
 
-def _report(probabilities, args: Tuple, projective, before_t: float,
-            temperature: float) -> Dict[str, Any]:
-    before = calibration_report(*probabilities(*args, before_t, projective), THRESHOLDS)
-    after = calibration_report(*probabilities(*args, temperature, projective), THRESHOLDS)
-    return {"temperature": float(temperature), "temperature_before": float(before_t),
-            "before": before, "after": after}
+def report(pipe, items: Sequence[Scored], before: Tuple[float, float],
+           after: Tuple[float, Optional[float]]) -> Dict[str, Any]:
+    """The errors of head_prob and (with a labeler) dep_prob over ``items``
+    at the ``before`` and ``after`` (head, label) temperatures."""
+    graph = pipe.graph
+    projective = DECODERS[graph.decoder].projective
+    parts = {"head": (lambda t: head_probabilities(items, t, projective), 0)}
+    if graph.labeler is not None:
+        parts["label"] = (lambda t: label_probabilities(graph, items, t), 1)
+    out: Dict[str, Any] = {"sentences": len(items), "fitted_on_words": 0}
+    for part, (probabilities, k) in parts.items():
+        out[part] = {"temperature": float(after[k]), "temperature_before": float(before[k]),
+                     "before": calibration_report(*probabilities(before[k]), THRESHOLDS),
+                     "after": calibration_report(*probabilities(after[k]), THRESHOLDS)}
+    return out
 
 
 def apply_temperatures(pipe, fitted: Dict[str, Any]) -> None:
@@ -220,18 +227,6 @@ def score_keys(fitted: Optional[Dict[str, Any]]) -> Dict[str, float]:
     return out
 
 
-def measure(pipe, items: Sequence[Scored]) -> Dict[str, Any]:
-    """The errors at T = 1 and at the pipe's current temperatures (no fit)."""
-    graph = pipe.graph
-    projective = DECODERS[graph.decoder].projective
-    out: Dict[str, Any] = {"sentences": len(items), "fitted_on_words": 0}
-    out["head"] = _report(head_probabilities, (items,), projective, 1.0, pipe.cfg["temperature"])
-    if graph.labeler is not None:
-        out["label"] = _report(lambda its, t, _: label_probabilities(graph, its, t), (items,),
-                               None, 1.0, pipe.cfg["label_temperature"])
-    return out
-
-
 def calibrate_on_examples(pipe, examples: Sequence[Example], fit: bool) -> Dict[str, float]:
     """What the parser's ``score`` adds: with ``fit`` (after updates), fit
     and set the temperatures on the examples; the errors as score keys."""
@@ -241,7 +236,8 @@ def calibrate_on_examples(pipe, examples: Sequence[Example], fit: bool) -> Dict[
     if fit:
         fitted = fit_temperatures(pipe, items)
         apply_temperatures(pipe, fitted)
-    else:
-        fitted = measure(pipe, items)
+    else:  # the errors at T = 1 and at the pipe's temperatures
+        fitted = report(pipe, items, (1.0, 1.0),
+                        (pipe.cfg["temperature"], pipe.cfg["label_temperature"]))
     return score_keys(fitted)
 
