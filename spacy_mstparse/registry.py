@@ -228,3 +228,23 @@ def make_first_order_features_v1(
     as before."""
     check_tag_columns(tag_columns)
     return FeatureConfig(tag_columns, use_morph, n_buckets, False)
+
+
+@spacy.registry.callbacks("spacy_mstparse.calibrate_before_to_disk.v1")
+def make_calibrate_before_to_disk(dev_corpus: str = "corpora.dev"):
+    """``[training.before_to_disk]``: before a pipeline is saved, evaluate it
+    on the dev corpus once more if an ``mst_parser`` was updated since its
+    last evaluation (the final ``model-last`` of ``spacy train``), so that
+    its score fits the temperatures to the weights saved."""
+    def before_to_disk(nlp):
+        from spacy.util import resolve_dot_names
+
+        from .components.mst_parser import MSTParser
+
+        stale = [proc for _, proc in nlp.pipeline
+                 if isinstance(proc, MSTParser) and proc.is_initialized and not proc.calibrated]
+        if stale:
+            corpus, = resolve_dot_names(nlp.config.interpolate(), [dev_corpus])
+            nlp.evaluate(list(corpus(nlp)))
+        return nlp
+    return before_to_disk

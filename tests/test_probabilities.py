@@ -12,6 +12,7 @@ the label scores, the k-best trees are distinct, sorted, the first is the
 with it."""
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from spacy_mstparse.graph.calibration_metrics import calibration_report, expecte
 from spacy_mstparse.graph.marginals import arc_marginals
 from spacy_mstparse.graph.temperature import fit_temperature
 
+REPO = Path(__file__).resolve().parents[1]
 PROB_CONFIG = {"components": {"mst_parser": {"probabilities": True, "n_best": 5}}}
 
 
@@ -348,3 +350,32 @@ def test_evaluation_after_updates_calibrates(trained_pipeline, sample_dev):
     assert parser.cfg["calibration"]["label"]["temperature"] == lt
     again = nlp.evaluate(examples)
     assert parser.cfg["temperature"] == t and again["head_ece"] == pytest.approx(scores["head_ece"])
+
+
+def test_before_to_disk_callback_calibrates_an_updated_parser(sample_train, sample_dev, tmp_path):
+    """The shipped configs' [training.before_to_disk]: a parser updated since
+    its last evaluation (the final model-last) is evaluated on the config's
+    dev corpus again, which fits its temperatures; a calibrated one is left."""
+    from spacy.training.initialize import init_nlp
+    from spacy.util import load_config, resolve_dot_names
+
+    from spacy_mstparse.corpus.convert import convert
+    from spacy_mstparse.registry import make_calibrate_before_to_disk
+
+    for name, path in (("train", sample_train), ("dev", sample_dev)):
+        convert(path, tmp_path / f"{name}.spacy", n_sents=1, vocab_lang="en")
+    config = load_config(REPO / "configs" / "mst_parser.cfg", overrides={
+        "paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy"),
+        "components.mst_parser.features.n_buckets": 2**16})
+    assert config["training"]["before_to_disk"]["@callbacks"] == \
+        "spacy_mstparse.calibrate_before_to_disk.v1"
+    nlp = init_nlp(config)
+    parser = nlp.get_pipe("mst_parser")
+    corpus, = resolve_dot_names(nlp.config.interpolate(), ["corpora.train"])
+    parser.update(list(corpus(nlp))[:100])
+    assert not parser.calibrated and parser.cfg["temperature"] == 1.0
+    assert make_calibrate_before_to_disk()(nlp) is nlp
+    t = parser.cfg["temperature"]
+    assert parser.calibrated and t != 1.0 and parser.cfg["calibration"]["head"]["words"] > 100
+    make_calibrate_before_to_disk()(nlp)   # nothing to do: no update since
+    assert parser.cfg["temperature"] == t

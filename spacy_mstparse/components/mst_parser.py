@@ -106,7 +106,7 @@ class MSTParser(DependencyPipe):
         self.graph: Optional[GraphModel] = None
         self.trainer: Optional[GraphTrainer] = None
         self._fresh = False      # the model's weights are the trainer's current average
-        self._calibrated = True  # the temperatures fit the weights (no update since)
+        self._calibrated = True
         self._warned = set()
 
     @property
@@ -134,14 +134,15 @@ class MSTParser(DependencyPipe):
     def is_initialized(self) -> bool:
         return self.graph is not None
 
+    calibrated = property(lambda self: self._calibrated, doc="temperatures fit the weights")
+
     # -- set-up -------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
                    nlp: Optional[Language] = None, labels: Optional[List[str]] = None,
                    clusters: Optional[str] = None) -> None:
-        """Collect the labels and the root label, pick the decoder when it is
-        "auto", start from zero weights and give the learner the gold trees.
-        clusters: with ``cluster_bits``, a Brown clusters paths file,
-        "spacy-lookups-data" or "auto" (the default; components/mst_inputs.py)."""
+        """Collect the labels and the root label, pick the decoder when it is "auto",
+        start from zero weights and give the learner the gold trees. clusters: a
+        Brown clusters paths file, "spacy-lookups-data" or "auto" (mst_inputs.py)."""
         validate_get_examples(get_examples, "MSTParser.initialize")
         self.cfg.update(self.inputs.choose(get_examples, nlp, self.name, clusters))
         label_list, root_label = self.label_census(get_examples(), labels)
@@ -201,10 +202,9 @@ class MSTParser(DependencyPipe):
         return losses
 
     def get_trainer(self):
-        """The training loop (``GraphTrainer``, or ``ReplicaTrainer`` with
-        ``replicas`` > 1), created for a loaded pipeline from its weights.
-        Whoever gets it may change its tables, so the pipe recomputes its
-        prediction weights from it before the next parse."""
+        """The training loop (``GraphTrainer``; ``ReplicaTrainer`` with replicas > 1),
+        made for a loaded pipeline from its weights. Whoever gets it may change
+        its tables: the pipe recomputes its weights before the next parse."""
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
             self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"],
