@@ -1,0 +1,295 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True
+"""A greedy left-to-right morphological tagger trained as an averaged
+perceptron (Collins 2002; the feature set of Ratnaparkhi 1996).
+
+Each word gets up to three decisions, in order: UPOS among every UPOS class,
+then XPOS and FEATS among the candidates seen with that UPOS in training
+(``inventory.TagInventory``). A FEATS class scores as the sum of its own
+weights and those of its attribute=value pairs, so rare FEATS combinations
+share what their pairs learned (as in Straková et al. 2014's tag factors).
+Features are hashed: a feature key (a template and the values it reads) is
+combined with a class key into a bucket of one weight vector, the scaled,
+lazily averaged ``WeightTable`` of the parser's learners while training.
+Predictions use the averaged weights.
+"""
+from libc.stdint cimport int32_t, uint64_t
+from libc.string cimport memset
+
+import numpy
+
+from ..features.hashing cimport mix, mix3
+from ..learners.weight_table cimport WeightTable
+from .word_attributes import N_ATTRS
+
+# word attribute columns (word_attributes.py)
+cdef enum:
+    A_LOWER = 0
+    A_SHAPE = 1
+    A_SUFFIX1 = 2
+    A_SUFFIX3 = 4
+    A_PREFIX3 = 8
+    A_FLAGS = 9
+    A_AMBIGUITY = 10
+    N_ATTRS_C = 11    # word_attributes.N_ATTRS
+    N_WORD = 24       # word templates: bias, the attributes, 12 of the context
+    N_HISTORY = 4     # templates of the tags chosen so far
+    N_KEYS = N_WORD + N_HISTORY
+
+# class kinds
+cdef enum:
+    K_UPOS = 1
+    K_XPOS = 2
+    K_FEATS = 3
+    K_PAIR = 4
+
+cdef uint64_t BEFORE = 1   # the value read left of the first word
+cdef uint64_t AFTER = 2    # and right of the last
+
+
+cdef inline uint64_t context(const uint64_t[:, ::1] attrs, Py_ssize_t j, int col) noexcept nogil:
+    if j < 0:
+        return BEFORE
+    if j >= attrs.shape[0]:
+        return AFTER
+    return attrs[j, col]
+
+
+cdef void word_keys(const uint64_t[:, ::1] attrs, Py_ssize_t i, uint64_t* keys) noexcept nogil:
+    """The N_WORD word feature keys of word i."""
+    cdef int t
+    keys[0] = mix(1, 0)                       # bias
+    for t in range(N_ATTRS_C):                # every attribute of the word
+        keys[1 + t] = mix(2 + t, attrs[i, t])
+    t = 1 + N_ATTRS_C
+    keys[t] = mix(20, context(attrs, i - 1, A_LOWER))
+    keys[t + 1] = mix(21, context(attrs, i + 1, A_LOWER))
+    keys[t + 2] = mix(22, context(attrs, i - 2, A_LOWER))
+    keys[t + 3] = mix(23, context(attrs, i + 2, A_LOWER))
+    keys[t + 4] = mix(24, context(attrs, i - 1, A_SUFFIX3))
+    keys[t + 5] = mix(25, context(attrs, i + 1, A_SUFFIX3))
+    keys[t + 6] = mix3(26, context(attrs, i - 1, A_LOWER), attrs[i, A_LOWER])
+    keys[t + 7] = mix3(27, attrs[i, A_LOWER], context(attrs, i + 1, A_LOWER))
+    keys[t + 8] = mix3(28, context(attrs, i + 1, A_SHAPE), context(attrs, i + 1, A_SUFFIX1))
+    keys[t + 9] = mix(29, context(attrs, i + 1, A_AMBIGUITY))
+    keys[t + 10] = mix3(30, attrs[i, A_AMBIGUITY], context(attrs, i + 1, A_AMBIGUITY))
+    keys[t + 11] = mix3(31, context(attrs, i - 1, A_AMBIGUITY), attrs[i, A_AMBIGUITY])
+
+
+cdef inline double class_score(const uint64_t* keys, int n_keys, uint64_t class_key,
+                               const float* w, double scale, uint64_t mask) noexcept nogil:
+    cdef double total = 0.0
+    cdef int j
+    for j in range(n_keys):
+        total += w[mix(keys[j], class_key) & mask]
+    return total * scale
+
+
+cdef class TaggerModel:
+    """Weights and candidate lists of the tagger (``inventory.TagInventory``
+    gives the arrays); ``tag`` predicts, ``train_sentence`` learns."""
+    cdef readonly int n_upos, n_xpos, n_feats, n_pairs
+    cdef readonly Py_ssize_t n_buckets
+    cdef uint64_t mask
+    cdef int32_t[::1] xpos_ptr, xpos_ids, feats_ptr, feats_ids, pairs_ptr, pairs_ids
+    cdef readonly object weights       # float32 averaged weights, or None while training
+    cdef readonly WeightTable table    # the training state, or None
+    cdef double[::1] pair_cache
+    cdef long long[::1] pair_stamp
+    cdef long long stamp
+    cdef object _xpos, _feats, _pairs    # (ptr, ids) arrays kept alive
+
+    def __init__(self, int n_upos, int n_xpos, int n_feats, dict arrays,
+                 Py_ssize_t n_buckets, weights=None):
+        if n_buckets <= 0 or n_buckets & (n_buckets - 1):
+            raise ValueError(f"n_buckets must be a power of two, got {n_buckets}")
+        if n_upos <= 0:
+            raise ValueError("the tagger needs at least one UPOS class")
+        self.n_upos, self.n_xpos, self.n_feats = n_upos, n_xpos, n_feats
+        self.n_buckets = n_buckets
+        self.mask = <uint64_t>(n_buckets - 1)
+        lists = {}
+        for name in ("xpos", "feats", "pairs"):
+            ptr = numpy.ascontiguousarray(arrays[name + "_ptr"], dtype=numpy.int32)
+            ids = numpy.ascontiguousarray(arrays[name + "_ids"], dtype=numpy.int32)
+            rows = n_upos if name != "pairs" else n_feats
+            if ptr.shape[0] != rows + 1 or ptr[0] != 0 or ptr[rows] != ids.shape[0] \
+                    or (ptr.shape[0] > 1 and numpy.any(numpy.diff(ptr) < 0)):
+                raise ValueError(f"malformed candidate list {name!r}")
+            lists[name] = (ptr, ids)
+        self._xpos, self._feats, self._pairs = lists["xpos"], lists["feats"], lists["pairs"]
+        self.xpos_ptr, self.xpos_ids = self._xpos
+        self.feats_ptr, self.feats_ids = self._feats
+        self.pairs_ptr, self.pairs_ids = self._pairs
+        limits = {"xpos": n_xpos, "feats": n_feats}
+        for name, limit in limits.items():
+            ids = lists[name][1]
+            if ids.shape[0] and (ids.min() < 0 or ids.max() >= limit):
+                raise ValueError(f"candidate list {name!r} names a class out of range")
+        pair_ids = self._pairs[1]
+        self.n_pairs = int(pair_ids.max()) + 1 if pair_ids.shape[0] else 0
+        self.pair_cache = numpy.zeros(max(self.n_pairs, 1), dtype=numpy.float64)
+        self.pair_stamp = numpy.full(max(self.n_pairs, 1), -1, dtype=numpy.int64)
+        self.stamp = 0
+        if weights is None:
+            self.table = WeightTable(n_buckets)
+            self.weights = None
+        else:
+            weights = numpy.ascontiguousarray(weights, dtype=numpy.float32)
+            if weights.shape != (n_buckets,):
+                raise ValueError(f"weights of shape {weights.shape}, expected ({n_buckets},)")
+            self.weights = weights
+            self.table = None
+
+    def averaged(self):
+        """The averaged weights (float32), from the training state."""
+        return self.table.averaged() if self.table is not None else self.weights
+
+    def finish(self):
+        """Keep the averaged weights for prediction and drop the training state."""
+        if self.table is not None:
+            self.weights = self.table.averaged()
+            self.table = None
+
+    def tag(self, const uint64_t[:, ::1] attrs, weights=None):
+        """(upos, xpos, feats) class ids of a sentence (int32; -1 for a
+        column not predicted), from ``weights`` (default: the averaged ones)."""
+        if attrs.shape[1] != N_ATTRS:
+            raise ValueError(f"attrs must have {N_ATTRS} columns")
+        w = self.averaged() if weights is None else numpy.ascontiguousarray(weights, dtype=numpy.float32)
+        if w.shape[0] != self.n_buckets:
+            raise ValueError("weights of the wrong length")
+        cdef float[::1] wv = w
+        cdef Py_ssize_t n = attrs.shape[0]
+        out = numpy.full((3, n), -1, dtype=numpy.int32)
+        cdef int32_t[:, ::1] o = out
+        if n:
+            self._run(attrs, &wv[0], 1.0, &o[0, 0], &o[1, 0], &o[2, 0], NULL, NULL, NULL, 0)
+        return out[0], out[1], out[2]
+
+    def train_sentence(self, const uint64_t[:, ::1] attrs, const int32_t[::1] upos,
+                       const int32_t[::1] xpos, const int32_t[::1] feats):
+        """One perceptron pass over a sentence with its gold class ids (-1:
+        unknown, no update for that decision); returns the number of wrong
+        decisions (with the current weights)."""
+        if self.table is None:
+            raise ValueError("the tagger's training is finished")
+        cdef Py_ssize_t n = attrs.shape[0]
+        if upos.shape[0] != n or xpos.shape[0] != n or feats.shape[0] != n:
+            raise ValueError("gold arrays must have one value per word")
+        if n == 0:
+            return 0
+        out = numpy.full((3, n), -1, dtype=numpy.int32)
+        cdef int32_t[:, ::1] o = out
+        cdef int errors
+        errors = self._run(attrs, &self.table._v[0], self.table.scale,
+                           &o[0, 0], &o[1, 0], &o[2, 0], &upos[0], &xpos[0], &feats[0], 1)
+        return errors
+
+    cdef int _choose(self, const uint64_t* keys, int n_keys, int kind,
+                     const int32_t* cands, int n_cands, const float* w, double scale) noexcept nogil:
+        """The best candidate of a decision (-1 when there is none)."""
+        cdef int best = -1, k, c, p
+        cdef double best_score = 0.0, score
+        for k in range(n_cands):
+            c = cands[k] if cands != NULL else k
+            score = class_score(keys, n_keys, mix(kind, c), w, scale, self.mask)
+            if kind == K_FEATS:
+                for p in range(self.pairs_ptr[c], self.pairs_ptr[c + 1]):
+                    score += self._pair_score(keys, n_keys, self.pairs_ids[p], w, scale)
+            if best < 0 or score > best_score:
+                best, best_score = c, score
+        return best
+
+    cdef double _pair_score(self, const uint64_t* keys, int n_keys, int pair,
+                            const float* w, double scale) noexcept nogil:
+        if self.pair_stamp[pair] != self.stamp:
+            self.pair_stamp[pair] = self.stamp
+            self.pair_cache[pair] = class_score(keys, n_keys, mix(K_PAIR, pair), w, scale, self.mask)
+        return self.pair_cache[pair]
+
+    cdef void _update(self, const uint64_t* keys, int n_keys, int kind, int c, double step) noexcept nogil:
+        cdef uint64_t buckets[N_KEYS]
+        cdef double ones[N_KEYS]
+        cdef int j, p
+        for j in range(n_keys):
+            ones[j] = 1.0
+            buckets[j] = mix(keys[j], mix(kind, c)) & self.mask
+        self.table.add_ptr(buckets, ones, n_keys, step)
+        if kind == K_FEATS:
+            for p in range(self.pairs_ptr[c], self.pairs_ptr[c + 1]):
+                for j in range(n_keys):
+                    buckets[j] = mix(keys[j], mix(K_PAIR, self.pairs_ids[p])) & self.mask
+                self.table.add_ptr(buckets, ones, n_keys, step)
+
+    cdef int _decide(self, uint64_t* keys, int kind, int upos, int gold,
+                     const float* w, double scale, bint train, int* errors) noexcept nogil:
+        """One decision of a word: its candidates, the choice and, when
+        training, the update; returns the class chosen (the next decisions
+        read it, in training too)."""
+        cdef const int32_t* cands = NULL
+        cdef int n_cands, choice
+        if kind == K_UPOS:
+            n_cands = self.n_upos
+        elif kind == K_XPOS:
+            cands = &self.xpos_ids[0] + self.xpos_ptr[upos] if self.xpos_ids.shape[0] else NULL
+            n_cands = self.xpos_ptr[upos + 1] - self.xpos_ptr[upos]
+        else:
+            self.stamp += 1
+            cands = &self.feats_ids[0] + self.feats_ptr[upos] if self.feats_ids.shape[0] else NULL
+            n_cands = self.feats_ptr[upos + 1] - self.feats_ptr[upos]
+        choice = self._choose(keys, N_KEYS, kind, cands, n_cands, w, scale) if n_cands else -1
+        if train and gold >= 0:
+            if choice != gold:
+                errors[0] += 1
+                # a gold class outside the candidates is not learned (it would never be chosen)
+                if kind == K_UPOS or self._is_candidate(gold, cands, n_cands):
+                    self._update(keys, N_KEYS, kind, gold, 1.0)
+                    if choice >= 0:
+                        self._update(keys, N_KEYS, kind, choice, -1.0)
+        return choice
+
+    cdef bint _is_candidate(self, int c, const int32_t* cands, int n_cands) noexcept nogil:
+        cdef int k
+        for k in range(n_cands):
+            if cands[k] == c:
+                return True
+        return False
+
+    cdef int _run(self, const uint64_t[:, ::1] attrs, const float* w, double scale,
+                  int32_t* out_upos, int32_t* out_xpos, int32_t* out_feats,
+                  const int32_t* gold_upos, const int32_t* gold_xpos,
+                  const int32_t* gold_feats, bint train) except -1:
+        """Tag a sentence left to right (and learn from it when training);
+        returns the number of wrong decisions."""
+        cdef Py_ssize_t i, n = attrs.shape[0]
+        cdef uint64_t keys[N_KEYS]
+        cdef int errors = 0, u, u1 = -1, u2 = -1, x1 = -1, f1 = -1, g
+        cdef uint64_t lower, suffix3
+        for i in range(n):
+            word_keys(attrs, i, keys)
+            lower, suffix3 = attrs[i, A_LOWER], attrs[i, A_SUFFIX3]
+            # UPOS, reading the two tags before
+            keys[N_WORD] = mix(60, <uint64_t>(u1 + 3))
+            keys[N_WORD + 1] = mix3(61, <uint64_t>(u2 + 3), <uint64_t>(u1 + 3))
+            keys[N_WORD + 2] = mix3(62, <uint64_t>(u1 + 3), lower)
+            keys[N_WORD + 3] = mix3(63, <uint64_t>(u1 + 3), suffix3)
+            u = self._decide(keys, K_UPOS, -1, gold_upos[i] if train else -1, w, scale, train, &errors)
+            out_upos[i] = u
+            # XPOS and FEATS, reading the UPOS chosen
+            keys[N_WORD] = mix(70, <uint64_t>(u + 3))
+            keys[N_WORD + 1] = mix3(71, <uint64_t>(u + 3), suffix3)
+            keys[N_WORD + 2] = mix3(72, <uint64_t>(u + 3), lower)
+            if self.n_xpos:
+                keys[N_WORD + 3] = mix3(73, <uint64_t>(u + 3), <uint64_t>(x1 + 3))
+                g = gold_xpos[i] if train else -1
+                x1 = self._decide(keys, K_XPOS, u, g, w, scale, train, &errors)
+                out_xpos[i] = x1
+            if self.n_feats:
+                keys[N_WORD + 3] = mix3(74, <uint64_t>(u + 3), <uint64_t>(f1 + 3))
+                g = gold_feats[i] if train else -1
+                f1 = self._decide(keys, K_FEATS, u, g, w, scale, train, &errors)
+                out_feats[i] = f1
+            u2, u1 = u1, u
+            if train:
+                self.table.tick()
+        return errors
