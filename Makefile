@@ -48,7 +48,7 @@ $(VENV)/.installed-test: $(VENV)/.build-requirements $(SOURCES)
 	touch $(VENV)/.installed $@
 
 # The `demo` workflow of project.yml on the bundled EWT sample: convert it,
-# train the raw-text pipeline (tagger + morphologizer + senter -> mst_parser)
+# train the raw-text pipeline (mst_tagger + lemmatizer + senter -> mst_parser)
 # with `spacy train`, evaluate it on the dev file, parse a few plain
 # sentences and write a displaCy SVG.
 demo: install

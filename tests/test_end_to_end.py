@@ -1,5 +1,5 @@
 """Slow end-to-end tests: the ``all`` workflow of project.yml (convert, spacy
-train, evaluate, spacy package: the raw-text pipeline, tagger + morphologizer
+train, evaluate, spacy package: the raw-text pipeline, mst_tagger + lemmatizer
 + senter -> mst_parser) and then the ``demo-gold-tags`` workflow (the papers'
 protocol) run in a scratch copy of the project; the packaged raw-text pipeline
 installed into a fresh virtualenv next to a non-editable install of this
@@ -179,7 +179,7 @@ def test_project_workflow_all(project):
     for model in ("model-best", "model-last"):
         assert (project.training / model / "config.cfg").is_file()
         assert (project.training / model / "meta.json").is_file()
-        for component in ("morphologizer", "trainable_lemmatizer", "senter", "mst_parser"):
+        for component in ("mst_tagger", "trainable_lemmatizer", "senter", "mst_parser"):
             assert (project.training / model / component).is_dir(), component
     metrics = srsly.read_json(project.metrics)
     for key in ("uas", "las", "uas_all", "las_all", "tokens_per_second"):
@@ -248,7 +248,7 @@ def test_spacy_package_installs_and_loads_in_fresh_venv(finished_project, fresh_
     # The component warns when its features read a tag column the doc lacks.
     assert "annotation but the parser's features" not in result.stderr, result.stderr
     parsed = json.loads(result.stdout.strip().splitlines()[-1])
-    assert parsed["pipeline"] == ["tok2vec", "morphologizer", "trainable_lemmatizer",
+    assert parsed["pipeline"] == ["mst_tagger", "tok2vec", "trainable_lemmatizer",
                                   "mst_supertagger", "senter", "mst_parser"]
     # The fresh venv's own (compiled, non-editable) copy of the plugin.
     plugin_file = Path(parsed["plugin_file"]).resolve()

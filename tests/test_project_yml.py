@@ -124,7 +124,7 @@ def test_default_workflows_train_the_raw_text_pipeline(project):
     cmds = commands(project)
     config = spacy.util.load_config(REPO / "configs" / f"{project['vars']['config']}.cfg")
     pipeline = config["nlp"]["pipeline"]
-    for component in ("morphologizer", "trainable_lemmatizer", "senter", "mst_parser"):
+    for component in ("mst_tagger", "trainable_lemmatizer", "senter", "mst_parser"):
         assert component in pipeline, pipeline
     assert config["corpora"]["train"]["copy_tags"] is False
     assert config["corpora"]["train"]["copy_sents"] is False

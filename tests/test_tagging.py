@@ -14,7 +14,6 @@ from spacy_mstparse.tagging.word_attributes import (
     with_lexicon, word_attributes, word_flags, word_shape)
 from spacy_mstparse.features.hashing import string_id
 
-M64 = (1 << 64) - 1
 N_BUCKETS = 1 << 16
 K_UPOS, K_XPOS, K_FEATS, K_PAIR = 1, 2, 3, 4
 

@@ -3,7 +3,7 @@ averaged-perceptron tagger of ``spacy_mstparse.tagging``.
 
 A linear tagger with word-shape, prefix and suffix features learns far more
 from a small treebank than a neural tagger does (on the 14k training words of
-Czech CLTT: 96.6% UPOS against spaCy's morphologizer's 92%), and it trains in
+Czech CLTT: 96.8% UPOS against spaCy's morphologizer's 92.2%), and it trains in
 seconds. It learns at ``initialize``, from every training example at once,
 because it also prepares what the parser downstream learns from: the
 jackknifed tags of the training sentences (``tagging.training``). While
@@ -29,7 +29,6 @@ from spacy.util import SimpleFrozenList, ensure_path, registry
 from wasabi import msg
 
 from .. import __version__
-from ..corpus.conll import doc_label  # noqa: F401  (the Doc conventions of the package)
 from ..features.selection import TokenRow
 from ..setting_types import at_least, one_of, power_of_two
 from ..tagging.inventory import TagInventory, build_inventory
@@ -137,10 +136,6 @@ class MSTTagger(Pipe):
         losses = {} if losses is None else losses
         losses.setdefault(self.name, 0.0)
         return losses
-
-    def finish_training(self) -> None:
-        """Forget the training docs' jackknifed tags."""
-        self._training_tags = {}
 
     # -- prediction ------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> List[tuple]:

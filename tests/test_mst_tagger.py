@@ -1,0 +1,112 @@
+"""The mst_tagger component: trained at initialize on the bundled EWT
+sample, jackknifed tags for the training docs, serialization, bad files."""
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_mstparse.components.serialization import ModelDataError
+from spacy_mstparse.corpus.conll import read_conllu
+
+N_TRAIN = 400
+
+
+def examples_of(path, nlp, n=None):
+    out = []
+    for ref in read_conllu(path, nlp.vocab):
+        out.append(Example(Doc(nlp.vocab, words=[t.text for t in ref]), ref))
+        if n is not None and len(out) == n:
+            break
+    return out
+
+
+def accuracy(pairs):
+    pairs = list(pairs)
+    return sum(a == b for a, b in pairs) / len(pairs)
+
+
+@pytest.fixture(scope="module")
+def tagger_nlp(sample_train):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mst_tagger", config={"epochs": 5, "folds": 4, "n_buckets": 1 << 18})
+    train = examples_of(sample_train, nlp, N_TRAIN)
+    nlp.initialize(lambda: train)
+    return nlp, train
+
+
+def test_tags_unseen_sentences(tagger_nlp, sample_dev):
+    nlp, _ = tagger_nlp
+    tagger = nlp.get_pipe("mst_tagger")
+    assert tagger.report["predicts"] == ["UPOS", "XPOS", "FEATS"]   # EWT: XPOS says more
+    dev = examples_of(sample_dev, nlp)
+    docs = list(nlp.pipe(eg.predicted for eg in dev))
+    gold = [eg.reference for eg in dev]
+    upos = accuracy((t.pos_, g.pos_) for d, r in zip(docs, gold) for t, g in zip(d, r))
+    xpos = accuracy((t.tag_, g.tag_) for d, r in zip(docs, gold) for t, g in zip(d, r))
+    feats = accuracy((str(t.morph), str(g.morph)) for d, r in zip(docs, gold) for t, g in zip(d, r))
+    # 400 sentences of training: a unigram tagger gets about 80% UPOS
+    assert upos > 0.85 and xpos > 0.83 and feats > 0.85, (upos, xpos, feats)
+    scores = nlp.evaluate([Example(d, eg.reference) for d, eg in zip(docs, dev)])
+    assert scores["pos_acc"] == pytest.approx(upos)
+    assert scores["tag_acc"] == pytest.approx(xpos)
+    assert 0 < scores["morph_acc"] <= 1 and "Number" in scores["morph_per_feat"]
+
+
+def test_training_docs_get_jackknifed_tags(tagger_nlp, tmp_path):
+    nlp, train = tagger_nlp
+    # what spacy train's annotating step gives the parser on the training docs
+    during = [nlp.get_pipe("mst_tagger")(Doc(nlp.vocab, words=[t.text for t in eg.reference]))
+              for eg in train]
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    after = [loaded(Doc(loaded.vocab, words=[t.text for t in eg.reference])) for eg in train]
+    gold = [eg.reference for eg in train]
+    jackknifed = accuracy((t.pos_, g.pos_) for d, r in zip(during, gold) for t, g in zip(d, r))
+    own = accuracy((t.pos_, g.pos_) for d, r in zip(after, gold) for t, g in zip(d, r))
+    # the final tagger has learned its training docs; the jackknifed tags are
+    # those of taggers that never saw them, as on new text
+    assert own > 0.97 and jackknifed < own - 0.03, (jackknifed, own)
+
+
+def test_serialization_round_trip(tagger_nlp, sample_dev, tmp_path):
+    nlp, _ = tagger_nlp
+    words = [t.text for t in next(iter(read_conllu(sample_dev, nlp.vocab)))]
+    want = nlp(Doc(nlp.vocab, words=words))
+    nlp.get_pipe("mst_tagger").to_disk(tmp_path / "t")
+    for restored in (
+        spacy.blank("en").add_pipe("mst_tagger").from_disk(tmp_path / "t"),
+        spacy.blank("en").add_pipe("mst_tagger").from_bytes(nlp.get_pipe("mst_tagger").to_bytes()),
+    ):
+        got = restored(Doc(restored.vocab, words=words))
+        assert [(t.pos_, t.tag_, str(t.morph)) for t in got] == \
+               [(t.pos_, t.tag_, str(t.morph)) for t in want]
+        assert restored.cfg["n_buckets"] == 1 << 18
+
+
+def test_damaged_files_name_the_file(tagger_nlp, tmp_path):
+    nlp, _ = tagger_nlp
+    path = tmp_path / "t"
+    nlp.get_pipe("mst_tagger").to_disk(path)
+    (path / "weights.npz").write_bytes(b"not an archive")
+    with pytest.raises(ModelDataError, match="weights.npz"):
+        spacy.blank("en").add_pipe("mst_tagger").from_disk(path)
+    nlp.get_pipe("mst_tagger").to_disk(path)
+    (path / "lexicon.npz").unlink()
+    with pytest.raises(ModelDataError, match="lexicon.npz: missing"):
+        spacy.blank("en").add_pipe("mst_tagger").from_disk(path)
+    (path / "cfg").write_text('{"format_version": 99}')
+    with pytest.raises(ModelDataError, match="tagger format 99"):
+        spacy.blank("en").add_pipe("mst_tagger").from_disk(path)
+
+
+def test_errors_before_training_and_without_tags():
+    nlp = spacy.blank("en")
+    tagger = nlp.add_pipe("mst_tagger")
+    with pytest.raises(ValueError, match="not initialized"):
+        tagger(Doc(nlp.vocab, words=["a"]))
+    untagged = [Example(Doc(nlp.vocab, words=["a", "b"]), Doc(nlp.vocab, words=["a", "b"]))]
+    with pytest.raises(ValueError, match=r"\[mst_tagger\] no training word has a UPOS"):
+        nlp.initialize(lambda: untagged)
+    with pytest.raises(Exception, match="power of two"):
+        spacy.blank("en").add_pipe("mst_tagger", config={"n_buckets": 1000})
