@@ -248,14 +248,17 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
                     out[(<Py_ssize_t>h * N + sib) * N + c] = <float>(scale * total)
         if self.stops:
             # cell [h, last, h]: last = h + 1..n or h (none) on the right,
-            # 1..h - 1 or 0 (none) on the left
+            # 1..h - 1 or 0 (none) on the left; the ids of all of h's cells first (prefetched)
             for h in range(1, N):
                 for c in range(N):
-                    if c != h and c != 0 and arc != NULL and arc[h * N + c] == -INFINITY:
-                        continue
-                    k = self.stop_bases(s, h, c, bases)
-                    out[(<Py_ssize_t>h * N + c) * N + h] = <float>(
-                        scale * self.conj_sum(bases, k, _stop_side(h, c), _stop_dist(h, c), w))
+                    if c == h or c == 0 or arc == NULL or arc[h * N + c] != -INFINITY:
+                        k = self.stop_bases(s, h, c, bases)
+                        conjoined_ids(bases, k, _stop_side(h, c), _stop_dist(h, c), self.mask, w,
+                                      pair_ids + c * 2 * MAX_PAIR_BASES)
+                for c in range(N):
+                    if c == h or c == 0 or arc == NULL or arc[h * N + c] != -INFINITY:
+                        out[(<Py_ssize_t>h * N + c) * N + h] = <float>(
+                            scale * ids_sum(pair_ids + c * 2 * MAX_PAIR_BASES, k, w))
         free(pair); free(ids); free(head_sib); free(pair_ids)
         return 0
 
