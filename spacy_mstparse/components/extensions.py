@@ -99,7 +99,6 @@ def has_constraints(doc: Doc) -> bool:
 
 def annotate(pipe, doc: Doc, chunks, parses) -> None:
     """Write probabilities and k-best lists (when asked for) into the doc."""
-    labels = [doc_label(label) for label in pipe.cfg["labels"]]
     if pipe.cfg["probabilities"]:
         arc_probs = []
         # written where spaCy keeps token extension values (see has_constraints):
@@ -115,6 +114,7 @@ def annotate(pipe, doc: Doc, chunks, parses) -> None:
             arc_probs.append((start, parse.marginals.probs))
         doc._.arc_probs = arc_probs
     if pipe.cfg["n_best"] > 1:
+        labels = [doc_label(label) for label in pipe.cfg["labels"]]
         doc._.parses = [
             [{"start": start,
               "heads": [start + c - 1 if h == 0 else start + int(h) - 1

@@ -241,16 +241,16 @@ class MSTParser(DependencyPipe):
             if chunks:
                 self.check_tags(doc)
             if plain and chunks and not extensions.has_constraints(doc):
-                sentences = self.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
-                slots.append((len(results), len(batch), len(batch) + len(sentences)))
-                batch.extend(sentences)
+                slots.append(len(results))
+                batch.append((doc, [(start, end) for start, end, _ in chunks]))
                 results.append(None)
             else:
                 results.append(self.analyse_doc(doc, chunks))
-        if batch:
-            parses = self.graph.parse_batch(batch, self.cfg["n_threads"])
-            for i, start, end in slots:
-                results[i] = parses[start:end]
+        encoded = self.encoder.encode_docs(batch)  # one table for all the docs' words
+        parses = iter(self.graph.parse_batch([s for doc in encoded for s in doc],
+                                             self.cfg["n_threads"]) if batch else ())
+        for i, sentences in zip(slots, encoded):
+            results[i] = [next(parses) for _ in sentences]
         return results
 
     def analyse_doc(self, doc: Doc, chunks) -> list:

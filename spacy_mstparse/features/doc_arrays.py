@@ -78,6 +78,67 @@ class SentenceEncoder:
 
     def encode(self, doc: Doc, bounds: List[Tuple[int, int]]) -> List[Sentence]:
         """Sentences for the token ranges ``bounds`` ([(start, end), ...]) of doc."""
+        return self.encode_docs([(doc, bounds)])[0]
+
+    def encode_docs(self, items: List[Tuple[Doc, List[Tuple[int, int]]]]) -> List[List[Sentence]]:
+        """The Sentences of every ``(doc, bounds)``: the words of all the docs
+        are read into one table (one slot per word, plus one for the root
+        before each sentence), so the per-word work is done once per batch."""
+        tables = [self._doc_rows(doc) for doc, _ in items]
+        starts = numpy.cumsum([0] + [len(doc) for doc, _ in items])
+        spans = [(int(offset) + a, int(offset) + b)
+                 for (_, bounds), offset in zip(items, starts) for a, b in bounds]
+        if not spans:
+            return [[] for _ in items]
+        array = numpy.concatenate([t[0] for t in tables])
+        lengths = numpy.array([b - a for a, b in spans], dtype="int64")
+        first = numpy.cumsum(lengths + 1) - (lengths + 1)     # each sentence's root slot
+        n_slots = int(lengths.sum()) + len(spans)
+        is_word = numpy.ones(n_slots, dtype=bool)
+        is_word[first] = False
+        slots = numpy.flatnonzero(is_word)
+        word_of = slots + numpy.repeat(numpy.array([a for a, _ in spans]) - first - 1, lengths)
+        rows = array[word_of]
+        lemmas = (None if not self.lemma
+                  else numpy.concatenate([t[1] for t in tables])[word_of])
+        words = numpy.full(n_slots, ROOT_WORD, dtype="uint64")
+        words[slots] = rows[:, 0]
+        prefixes = numpy.zeros(n_slots, dtype="uint64")
+        is_long = numpy.zeros(n_slots, dtype="int8")
+        prefixes[slots], is_long[slots] = self._prefixes_of(rows[:, 0], lemmas, items[0][0].vocab.strings)
+        tags = numpy.full((self.n_tagsets, n_slots), ROOT_TAG, dtype="uint64")
+        tags[:, slots] = rows[:, 1 : 1 + self.n_tagsets].T
+        counts = numpy.zeros(n_slots + 1, dtype="int32")
+        morph = numpy.zeros(0, dtype="uint64")
+        if self.use_morph:
+            unique, inverse = numpy.unique(rows[:, -1], return_inverse=True)
+            strings = items[0][0].vocab.strings
+            feats = [self._morph(int(m), strings) for m in unique.tolist()]
+            sizes = numpy.array([len(f) for f in feats], dtype="int64")
+            flat = numpy.fromiter((x for f in feats for x in f), dtype="uint64",
+                                  count=int(sizes.sum()))
+            of_word = sizes[inverse.reshape(-1)]
+            where = numpy.cumsum(of_word) - of_word
+            morph = flat[numpy.repeat((numpy.cumsum(sizes) - sizes)[inverse.reshape(-1)] - where,
+                                      of_word) + numpy.arange(int(of_word.sum()))]
+            counts[slots + 1] = of_word
+        morph_start = numpy.cumsum(counts, dtype="int32")   # slot i's features start here
+        out: List[List[Sentence]] = []
+        j = 0
+        for _, bounds in items:
+            doc_sentences = []
+            for _ in bounds:
+                a, b = int(first[j]), int(first[j] + lengths[j] + 1)
+                doc_sentences.append(Sentence(
+                    words[a:b], prefixes[a:b], is_long[a:b], tags[:, a:b],
+                    morph_start[a : b + 1] - morph_start[a],
+                    morph[morph_start[a]:morph_start[b]]))
+                j += 1
+            out.append(doc_sentences)
+        return out
+
+    def _doc_rows(self, doc: Doc):
+        """(the doc's words x [LOWER, tag rows, MORPH], its lemmas or None)."""
         attrs = [LOWER, *self.tag_attrs, MORPH] + [ORTH] * (self.cluster_bits > 0)
         array = doc.to_array(attrs).astype("uint64", copy=False)
         if array.ndim == 1:
@@ -99,10 +160,7 @@ class SentenceEncoder:
         columns.append(array[:, 1 + n_tags])  # MORPH
         if len(columns) > 2:
             array = numpy.column_stack(columns)
-        strings = doc.vocab.strings
-        return [self._sentence(array[start:end], strings,
-                               None if lemmas is None else lemmas[start:end])
-                for start, end in bounds]
+        return array.reshape((-1, self.n_tagsets + 2)), lemmas
 
     def cluster_names(self, words) -> List[str]:
         """Readable cluster values of tokens (``clusters.path_text``): the
@@ -112,34 +170,24 @@ class SentenceEncoder:
         values = self.clusters.column(orth, lower, self.cluster_bits).tolist()
         return [path_text(v, self.cluster_bits) for v in values]
 
-    def _sentence(self, rows: numpy.ndarray, strings, lemmas=None) -> Sentence:
-        n = rows.shape[0]
-        words = numpy.empty(n + 1, dtype="uint64")
-        words[0] = ROOT_WORD
-        words[1:] = rows[:, 0]
-        prefixes = numpy.zeros(n + 1, dtype="uint64")
-        is_long = numpy.zeros(n + 1, dtype="int8")
-        cache = self._prefixes
+    def _prefixes_of(self, words: numpy.ndarray, lemmas: Optional[numpy.ndarray], strings):
+        """The prefix row values and is_long flags of ``words`` (with their
+        lemmas if the features read them), looked up once per distinct word."""
         if lemmas is None:
-            found = [cache.get(x) or self._prefix(x, strings) for x in rows[:, 0].tolist()]
+            unique, inverse = numpy.unique(words, return_inverse=True)
+            cache = self._prefixes
+            found = [cache.get(x) or self._prefix(x, strings) for x in unique.tolist()]
         else:
+            pairs = numpy.stack([words, lemmas], axis=1)
+            unique, inverse = numpy.unique(pairs, axis=0, return_inverse=True)
             found = [self._lemmas.get(pair) or self._lemma(pair, strings)
-                     for pair in zip(rows[:, 0].tolist(), lemmas.tolist())]
-        if found:
-            prefixes[1:], is_long[1:] = zip(*found)
-        n_tagsets = self.n_tagsets
-        tags = numpy.empty((n_tagsets, n + 1), dtype="uint64")
-        tags[:, 0] = ROOT_TAG
-        tags[:, 1:] = rows[:, 1 : 1 + n_tagsets].T
-        morph_start = numpy.zeros(n + 2, dtype="int32")
-        morph: List[int] = []
-        if self.use_morph:
-            for i in range(n):
-                morph.extend(self._morph(int(rows[i, -1]), strings))
-                morph_start[i + 2] = len(morph)
-        return Sentence(
-            words, prefixes, is_long, tags, morph_start, numpy.asarray(morph, dtype="uint64")
-        )
+                     for pair in map(tuple, unique.tolist())]
+        inverse = inverse.reshape(-1)
+        if not found:
+            return numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="int8")
+        prefixes, is_long = zip(*found)
+        return (numpy.array(prefixes, dtype="uint64")[inverse],
+                numpy.array(is_long, dtype="int8")[inverse])
 
     def _prefix(self, lower_id: int, strings) -> Tuple[int, bool]:
         # Ids are hashes of the strings, so the caches hold across vocabs.

@@ -32,10 +32,6 @@ cdef class FirstOrderFeatures:
     cdef int pair_bases(self, Sentence s, int h, int c, const uint64_t* between,
                         const int* n_between, uint64_t* out,
                         const uint64_t* parts=*) noexcept nogil
-    cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
-                          const int* n_between, const uint64_t* parts, uint64_t* buf,
-                          uint64_t* ids, const Weights* w, const double* head_sum,
-                          const double* child_sum) noexcept nogil
     cdef int capacity(self, Sentence s) noexcept nogil
     cdef double first_pass_score(self, Sentence s, int h, int c, const Weights* w,
                                  const double* head_sum, const double* child_sum) noexcept nogil

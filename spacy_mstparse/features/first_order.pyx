@@ -35,7 +35,7 @@ import numpy
 
 from ..decoders.pruning cimport keep_best_heads
 from .emit cimport KeySink, NoKeys, put, put1, put2
-from .hashing cimport mix, mix3
+from .hashing cimport mix, mix3, mix_all
 from .templates cimport *
 from .sentence cimport Sentence
 from .weights cimport Weights, prefetch_weight, weight_at, weights_view
@@ -236,39 +236,6 @@ cdef class FirstOrderFeatures:
         """
         return _pair_bases(self, s, h, c, between, n_between, out, parts, <NoKeys*>NULL)
 
-    cdef double arc_score(self, Sentence s, int h, int c, const uint64_t* between,
-                          const int* n_between, const uint64_t* parts, uint64_t* buf,
-                          uint64_t* ids, const Weights* w, const double* head_sum,
-                          const double* child_sum) noexcept nogil:
-        """Unscaled score of h -> c: the precomputed head and child unigram sums
-        for this direction/distance plus the pair templates, each plain and
-        conjoined with the direction/distance code (and with the direction).
-        All bucket ids go to ``ids`` (3 per base hash) and are prefetched
-        before the first weight is read, so the cache misses overlap."""
-        cdef int dd = dd_code(h, c)
-        cdef int k = self.pair_bases(s, h, c, between, n_between, buf, parts)
-        cdef double total = head_sum[h * N_DD + dd] + child_sum[c * N_DD + dd]
-        cdef int j
-        cdef uint64_t b, mask = self.mask, dir_code = direction_code(dd)
-        cdef bint backoff = self.direction_backoff
-        for j in range(k):
-            b = buf[j]
-            ids[3 * j] = b & mask
-            ids[3 * j + 1] = mix(b, dd) & mask
-            prefetch_weight(w, ids[3 * j])
-            prefetch_weight(w, ids[3 * j + 1])
-            if backoff:
-                ids[3 * j + 2] = mix(b, dir_code) & mask
-                prefetch_weight(w, ids[3 * j + 2])
-        if backoff:
-            for j in range(k):
-                total += weight_at(w, ids[3 * j]) + (
-                    <double>weight_at(w, ids[3 * j + 1]) + weight_at(w, ids[3 * j + 2]))
-        else:
-            for j in range(k):
-                total += weight_at(w, ids[3 * j]) + <double>weight_at(w, ids[3 * j + 1])
-        return total
-
     cdef double first_pass_score(self, Sentence s, int h, int c, const Weights* w,
                                  const double* head_sum, const double* child_sum) noexcept nogil:
         """The cheap part of the score of h -> c, for arc pruning: the head
@@ -305,7 +272,8 @@ cdef class FirstOrderFeatures:
         cdef uint64_t* parts = <uint64_t*>malloc(N * PARTS_STRIDE * sizeof(uint64_t))
         cdef unsigned char* kept = NULL
         cdef int n_between[MAX_TAGSETS]
-        cdef int i, h, c, t
+        cdef int i, h, c, t, step, k, cur = 0, pending = -1, pending_k = 0
+        cdef double pending_base = 0.0
         if (buf is NULL or ids is NULL or head_sum is NULL or child_sum is NULL
                 or between is NULL or parts is NULL):
             free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
@@ -331,33 +299,35 @@ cdef class FirstOrderFeatures:
             keep_best_heads(out, n, keep, kept)
         for i in range(N):
             self.token_parts(s, i, parts + i * PARTS_STRIDE)
+        # Children right of h, then left (the tags in between grow by one per
+        # step). An arc's ids are hashed and prefetched, then the previous arc
+        # is summed, so its weights load while this arc is hashed.
         for h in range(N):
-            # children to the right of h, then to the left; the set of tags
-            # in between grows by one token per step.
-            for t in range(s.n_tagsets):
-                n_between[t] = 0
-            for c in range(h + 1, N):
-                if c > h + 1:
-                    for t in range(s.n_tagsets):
-                        add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c - 1])
-                if kept is not NULL and not kept[h * N + c]:
-                    out[h * N + c] = -INFINITY
-                    continue
-                out[h * N + c] = <float>(scale * self.arc_score(
-                    s, h, c, between, n_between, parts, buf, ids, w, head_sum, child_sum))
-            if h == 0:
-                continue
-            for t in range(s.n_tagsets):
-                n_between[t] = 0
-            for c in range(h - 1, 0, -1):
-                if c < h - 1:
-                    for t in range(s.n_tagsets):
-                        add_between(between + t * N, &n_between[t], N, s.tag_row(t)[c + 1])
-                if kept is not NULL and not kept[h * N + c]:
-                    out[h * N + c] = -INFINITY
-                    continue
-                out[h * N + c] = <float>(scale * self.arc_score(
-                    s, h, c, between, n_between, parts, buf, ids, w, head_sum, child_sum))
+            for step in range(1, -2, -2):
+                for t in range(s.n_tagsets):
+                    n_between[t] = 0
+                c = h + step
+                while 1 <= c < N:
+                    if c != h + step:
+                        for t in range(s.n_tagsets):
+                            add_between(between + t * N, &n_between[t], N,
+                                        s.tag_row(t)[c - step])
+                    if kept is not NULL and not kept[h * N + c]:
+                        out[h * N + c] = -INFINITY
+                    else:
+                        k = arc_ids(self, s, h, c, between, n_between, parts, buf,
+                                    ids + cur * 3 * cap, w)
+                        if pending >= 0:
+                            out[pending] = <float>(scale * arc_total(
+                                self.direction_backoff, ids + (1 - cur) * 3 * cap,
+                                pending_k, w, pending_base))
+                        pending, pending_k, cur = h * N + c, k, 1 - cur
+                        pending_base = (head_sum[h * N_DD + dd_code(h, c)]
+                                        + child_sum[c * N_DD + dd_code(h, c)])
+                    c += step
+        if pending >= 0:
+            out[pending] = <float>(scale * arc_total(self.direction_backoff,
+                ids + (1 - cur) * 3 * cap, pending_k, w, pending_base))
         free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(kept)
         free(parts)
         return 0
@@ -448,6 +418,37 @@ cdef class FirstOrderFeatures:
         heads[c] >= 0; a negative head: no arc) into ``out`` (room for
         ``tree_capacity`` ids); returns their number, -1 if out of memory."""
         return _arcs_features(self, s, heads, out, <NoKeys*>NULL)
+
+
+cdef inline int arc_ids(FirstOrderFeatures f, Sentence s, int h, int c,
+                        const uint64_t* between, const int* n_between, const uint64_t* parts,
+                        uint64_t* buf, uint64_t* ids, const Weights* w) noexcept nogil:
+    """The k bucket ids of each pair feature of h -> c into ``ids`` (plain,
+    then x direction/distance, then x direction: k each), prefetched; returns k."""
+    cdef int dd = dd_code(h, c), j
+    cdef int k = f.pair_bases(s, h, c, between, n_between, buf, parts)
+    mix_all(buf, k, dd, f.mask, ids + k)
+    if f.direction_backoff:
+        mix_all(buf, k, direction_code(dd), f.mask, ids + 2 * k)
+    for j in range(k):
+        ids[j] = buf[j] & f.mask
+    for j in range((3 if f.direction_backoff else 2) * k):
+        prefetch_weight(w, ids[j])
+    return k
+
+
+cdef inline double arc_total(bint backoff, const uint64_t* ids, int k, const Weights* w,
+                             double total) noexcept nogil:
+    """``total`` plus the weights of the ids ``arc_ids`` wrote."""
+    cdef int j
+    if backoff:
+        for j in range(k):
+            total += weight_at(w, ids[j]) + (
+                <double>weight_at(w, ids[k + j]) + weight_at(w, ids[2 * k + j]))
+    else:
+        for j in range(k):
+            total += weight_at(w, ids[j]) + <double>weight_at(w, ids[k + j])
+    return total
 
 
 # The emitters: every hash goes out with its template key (``templates.pyx``

@@ -95,6 +95,27 @@ cdef inline uint64_t _stop_dist(int h, int last) noexcept nogil:
     return 3 + direction_distance(h, last)
 
 
+cdef inline void conjoined_ids(const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
+                               uint64_t mask, const Weights* w, uint64_t* ids) noexcept nogil:
+    """The bucket ids of ``k`` base hashes conjoined with d1 and with d2 into
+    ``ids`` (2 per base), prefetched so that the cache misses overlap."""
+    cdef int j
+    for j in range(k):
+        ids[2 * j] = mix(bases[j], d1) & mask
+        ids[2 * j + 1] = mix(bases[j], d2) & mask
+        prefetch_weight(w, ids[2 * j])
+        prefetch_weight(w, ids[2 * j + 1])
+
+
+cdef inline double ids_sum(const uint64_t* ids, int k, const Weights* w) noexcept nogil:
+    """The summed weights of what ``conjoined_ids`` wrote."""
+    cdef double total = 0.0
+    cdef int j
+    for j in range(k):
+        total += weight_at(w, ids[2 * j]) + weight_at(w, ids[2 * j + 1])
+    return total
+
+
 cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
     """Hashed sibling features and sibling scoring (McDonald & Pereira 2006),
     with ``stops`` also the stop factors of every word (Koo & Collins 2010).
@@ -149,12 +170,9 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
 
     cdef double conj_sum(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
                          const Weights* w) noexcept nogil:
-        cdef double total = 0.0
-        cdef int j
-        for j in range(k):
-            total += weight_at(w, mix(bases[j], d1) & self.mask) + \
-                weight_at(w, mix(bases[j], d2) & self.mask)
-        return total
+        cdef uint64_t ids[2 * (MAX_PAIR_BASES + MAX_TAGSETS)]
+        conjoined_ids(bases, k, d1, d2, self.mask, w, ids)
+        return ids_sum(ids, k, w)
 
     cdef int score_into(self, Sentence s, const Weights* w, float scale, float* out,
                         const float* arc=NULL) noexcept nogil:
@@ -163,7 +181,7 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
         an arc h -> c or h -> s scored -inf (pruned or forbidden) are skipped
         (left 0: no tree uses them). Returns -1 if memory could not be allocated."""
         cdef int N = s.n + 1
-        cdef int h, sib, c, t, k, lo, hi, j, per = 2 * s.n_tagsets
+        cdef int h, sib, c, t, k = 0, lo, hi, j, per = 2 * s.n_tagsets
         cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]   # + the POS triples
         cdef uint64_t trip
         cdef uint64_t d1, d2
@@ -174,16 +192,28 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
         # the POS-triple bucket ids of every sibling between h and c, computed
         # and prefetched before they are read
         cdef uint64_t* ids = <uint64_t*>malloc(<size_t>N * per * sizeof(uint64_t))
-        if pair is NULL or ids is NULL:
-            free(pair); free(ids)
+        # head_sib[sib * n_tagsets + t]: the part of the POS triple (h, sib, c)
+        # that does not depend on c (``trip_base`` is that part mixed with c's tag)
+        cdef uint64_t* head_sib = <uint64_t*>malloc(<size_t>N * s.n_tagsets * sizeof(uint64_t))
+        cdef uint64_t* pair_ids = <uint64_t*>malloc(<size_t>N * 2 * MAX_PAIR_BASES * sizeof(uint64_t))
+        if pair is NULL or ids is NULL or head_sib is NULL or pair_ids is NULL:
+            free(pair); free(ids); free(head_sib); free(pair_ids)
             return -1
         for sib in range(1, N):
+            # the ids of all of this sibling's pairs first (prefetched), then their sums
             for c in range(1, N):
-                if c == sib:
-                    continue
-                k = self.pair_bases(s, -1, sib, c, bases)
-                pair[sib * N + c] = self.conj_sum(bases, k, _dir(sib, c), _dir_dist(sib, c), w)
+                if c != sib:
+                    k = self.pair_bases(s, -1, sib, c, bases)
+                    conjoined_ids(bases, k, _dir(sib, c), _dir_dist(sib, c), self.mask, w,
+                                  pair_ids + c * 2 * MAX_PAIR_BASES)
+            for c in range(1, N):
+                if c != sib:
+                    pair[sib * N + c] = ids_sum(pair_ids + c * 2 * MAX_PAIR_BASES, k, w)
         for h in range(N):
+            for sib in range(1, N):
+                for t in range(s.n_tagsets):
+                    head_sib[sib * s.n_tagsets + t] = mix3(
+                        SIB_BASE + t * SIB_STRIDE + S_TRIP, s.tag_row(t)[h], s.tag_row(t)[sib])
             for c in range(1, N):
                 if c == h or (arc != NULL and arc[h * N + c] == -INFINITY):
                     continue
@@ -203,7 +233,7 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
                     row = ids + (sib - lo) * per
                     d2 = _dir_dist(sib, c)
                     for t in range(s.n_tagsets):
-                        trip = self.trip_base(s, t, h, sib, c)
+                        trip = mix(head_sib[sib * s.n_tagsets + t], s.tag_row(t)[c])
                         row[2 * t] = mix(trip, d1) & self.mask
                         row[2 * t + 1] = mix(trip, d2) & self.mask
                         prefetch_weight(w, row[2 * t])
@@ -218,15 +248,18 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
                     out[(<Py_ssize_t>h * N + sib) * N + c] = <float>(scale * total)
         if self.stops:
             # cell [h, last, h]: last = h + 1..n or h (none) on the right,
-            # 1..h - 1 or 0 (none) on the left
+            # 1..h - 1 or 0 (none) on the left; the ids of all of h's cells first (prefetched)
             for h in range(1, N):
                 for c in range(N):
-                    if c != h and c != 0 and arc != NULL and arc[h * N + c] == -INFINITY:
-                        continue
-                    k = self.stop_bases(s, h, c, bases)
-                    out[(<Py_ssize_t>h * N + c) * N + h] = <float>(
-                        scale * self.conj_sum(bases, k, _stop_side(h, c), _stop_dist(h, c), w))
-        free(pair); free(ids)
+                    if c == h or c == 0 or arc == NULL or arc[h * N + c] != -INFINITY:
+                        k = self.stop_bases(s, h, c, bases)
+                        conjoined_ids(bases, k, _stop_side(h, c), _stop_dist(h, c), self.mask, w,
+                                      pair_ids + c * 2 * MAX_PAIR_BASES)
+                for c in range(N):
+                    if c == h or c == 0 or arc == NULL or arc[h * N + c] != -INFINITY:
+                        out[(<Py_ssize_t>h * N + c) * N + h] = <float>(
+                            scale * ids_sum(pair_ids + c * 2 * MAX_PAIR_BASES, k, w))
+        free(pair); free(ids); free(head_sib); free(pair_ids)
         return 0
 
     def factor_features(self, Sentence s, int h, int sib, int c):

@@ -50,6 +50,32 @@ VERSION_FLAGS = {1: 0, 2: F_CONTEXT | F_CHAIN | F_RESTRICT | F_DEP_WORDS | F_DEP
 LATEST_VERSION = 2
 
 
+
+cdef extern from *:
+    void __builtin_prefetch(const void* p) noexcept nogil
+
+
+cdef inline void prefetch_rows(const float* w, const uint64_t* rows, int k,
+                               int L) noexcept nogil:
+    """Start loading the ``k`` weight rows (``L`` floats each) at ``rows``."""
+    cdef int j, l
+    for j in range(k):
+        for l in range(0, L, 16):
+            __builtin_prefetch(&w[rows[j] + l])
+        __builtin_prefetch(&w[rows[j] + L - 1])
+
+
+cdef inline void sum_rows(const float* w, const uint64_t* rows, int k, int L,
+                          double* e) noexcept nogil:
+    """e[l] = the sum over the ``k`` rows of their weight of label l."""
+    cdef int j, l
+    for l in range(L):
+        e[l] = 0.0
+    for j in range(k):
+        for l in range(L):
+            e[l] += w[rows[j] + l]
+
+
 cdef class ArcLabeler:
     """Hashed arc label model (attributes and C API: arc_labeler.pxd).
 
@@ -163,13 +189,7 @@ cdef class ArcLabeler:
                           const float* w, int c, double* e) noexcept nogil:
         """e[l]: the summed arc-feature weights of label l on the arc heads[c] -> c."""
         cdef uint64_t rows[MAX_FEATS]
-        cdef int L = self.n_labels, j, l
-        cdef int k = self.arc_rows(s, heads, ctx, c, rows)
-        for l in range(L):
-            e[l] = 0.0
-        for j in range(k):
-            for l in range(L):
-                e[l] += w[rows[j] + l]
+        sum_rows(w, rows, self.arc_rows(s, heads, ctx, c, rows), self.n_labels, e)
 
     cdef void _emissions(self, Sentence s, const int32_t* heads, const int32_t* ctx,
                          const float* w, int root_label, double* E) noexcept nogil:
@@ -177,13 +197,22 @@ cdef class ArcLabeler:
         labels it may not take (the root label off the root arc, labels
         outside the arc's restriction). Row 0 unused."""
         cdef int L = self.n_labels
-        cdef uint64_t rows[MAX_FEATS]
-        cdef int c, k, j, l, n_ok
+        cdef uint64_t rows[2 * MAX_FEATS]   # this word's rows, the next word's
+        cdef uint64_t* cur
+        cdef int c, k, next_k = 0, l, n_ok
         cdef double* e
         cdef const uint8_t* ok
+        if s.n > 0:   # the rows of word c + 1 are fetched while word c is summed
+            next_k = self.arc_rows(s, heads, ctx, 1, rows + MAX_FEATS)
+            prefetch_rows(w, rows + MAX_FEATS, next_k, L)
         for c in range(1, s.n + 1):
             e = E + c * L
-            self._arc_scores(s, heads, ctx, w, c, e)
+            cur = rows + (c % 2) * MAX_FEATS
+            k = next_k
+            if c < s.n:
+                next_k = self.arc_rows(s, heads, ctx, c + 1, rows + ((c + 1) % 2) * MAX_FEATS)
+                prefetch_rows(w, rows + ((c + 1) % 2) * MAX_FEATS, next_k, L)
+            sum_rows(w, cur, k, L, e)
             if heads[c] == 0 and root_label >= 0:
                 for l in range(L):
                     if l != root_label:
