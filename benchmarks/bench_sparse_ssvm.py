@@ -217,7 +217,8 @@ def run_ssvm(args):
     runs = [("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
                            "eps": args.eps, "cache_size": args.cache_size,
                            "max_cache_rounds": args.max_cache_rounds,
-                           "warm_start": args.warm_start, "verbose": True},
+                           "warm_start": args.warm_start, "verbose": True,
+                           "exact_every": args.exact_every, "relative_eps": args.relative_eps},
              args.max_iter, args.eval_every),
             ("pegasos", pegasos, args.pegasos_epochs, args.pegasos_eval_every)]
     if args.ball_pegasos:
@@ -408,6 +409,9 @@ def main():
     ap.add_argument("--max-cache-rounds", type=int, default=10,
                     help="ssvm: cache sweeps between decoding passes")
     ap.add_argument("--warm-start", type=int, default=1, help="ssvm: online warm-start passes")
+    ap.add_argument("--exact-every", type=int, default=1,
+                    help="ssvm: after the warm start, every k-th pass exact (the others online)")
+    ap.add_argument("--relative-eps", action="store_true", help="ssvm: stop at gap <= eps * primal")
     ap.add_argument("--pegasos-epochs", type=int, default=20)
     ap.add_argument("--eval-every", type=int, default=1,
                     help="ssvm: evaluate the 1-slack model every N passes (and at the end)")
