@@ -363,6 +363,13 @@ def run_sizes(args):
                 lines = [line for line in text.splitlines() if label in line]
                 if lines:
                     row[key] = lines[-1].rsplit(": ", 1)[-1].strip()
+            # the 1-slack SSVM's progress lines and spaCy's dev evaluations
+            # (epoch, step, dev UAS)
+            row["progress"] = [line for line in text.splitlines()
+                               if line.startswith("[one-slack]")]
+            evals = [line.split() for line in text.splitlines()]
+            row["dev_evals"] = [[int(f[0]), int(f[1]), float(f[3])] for f in evals
+                                if len(f) > 4 and f[0].isdigit() and f[1].isdigit()]
         rows[name] = row
         print(name, json.dumps({k: v for k, v in row.items() if k != "files_kb"}), flush=True)
     if args.reference and args.reference in rows:
