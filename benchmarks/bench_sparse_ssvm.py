@@ -217,7 +217,8 @@ def run_ssvm(args):
     runs = [("one_slack", {"@mst_learners": "spacy_mstparse.OneSlackSSVM.v1", "lam": args.lam,
                            "eps": args.eps, "cache_size": args.cache_size,
                            "max_cache_rounds": args.max_cache_rounds,
-                           "warm_start": args.warm_start, "verbose": True},
+                           "warm_start": args.warm_start, "verbose": True,
+                           "exact_every": args.exact_every, "relative_eps": args.relative_eps},
              args.max_iter, args.eval_every),
             ("pegasos", pegasos, args.pegasos_epochs, args.pegasos_eval_every)]
     if args.ball_pegasos:
@@ -362,6 +363,13 @@ def run_sizes(args):
                 lines = [line for line in text.splitlines() if label in line]
                 if lines:
                     row[key] = lines[-1].rsplit(": ", 1)[-1].strip()
+            # the 1-slack SSVM's progress lines and spaCy's dev evaluations
+            # (epoch, step, dev UAS)
+            row["progress"] = [line for line in text.splitlines()
+                               if line.startswith("[one-slack]")]
+            evals = [line.split() for line in text.splitlines()]
+            row["dev_evals"] = [[int(f[0]), int(f[1]), float(f[3])] for f in evals
+                                if len(f) > 4 and f[0].isdigit() and f[1].isdigit()]
         rows[name] = row
         print(name, json.dumps({k: v for k, v in row.items() if k != "files_kb"}), flush=True)
     if args.reference and args.reference in rows:
@@ -408,6 +416,9 @@ def main():
     ap.add_argument("--max-cache-rounds", type=int, default=10,
                     help="ssvm: cache sweeps between decoding passes")
     ap.add_argument("--warm-start", type=int, default=1, help="ssvm: online warm-start passes")
+    ap.add_argument("--exact-every", type=int, default=1,
+                    help="ssvm: after the warm start, every k-th pass exact (the others online)")
+    ap.add_argument("--relative-eps", action="store_true", help="ssvm: stop at gap <= eps * primal")
     ap.add_argument("--pegasos-epochs", type=int, default=20)
     ap.add_argument("--eval-every", type=int, default=1,
                     help="ssvm: evaluate the 1-slack model every N passes (and at the end)")

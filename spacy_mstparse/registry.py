@@ -127,14 +127,19 @@ def make_one_slack_ssvm(lam: positive_number = 1e-3, eps: positive_number = 0.01
                         max_inactive: positive_int = 50, keep_best: bool = True,
                         max_constraints: non_negative_int = 20,
                         cache_size: non_negative_int = 0, max_cache_rounds: positive_int = 200,
-                        warm_start: non_negative_int = 0, verbose: bool = True):
+                        warm_start: non_negative_int = 0, verbose: bool = True,
+                        exact_every: positive_int = 1, relative_eps: bool = False):
     """1-slack structural SVM by cutting planes (Joachims et al. 2009), C = 1/lam:
     one constraint per decoding pass over the training set, stopping at
     duality gap <= eps. ``cache_size`` (0 = none): the last distinct
     loss-augmented trees kept per sentence; after each pass, constraints
     from the cache (at most ``max_cache_rounds``) while it gives one
-    violated by more than eps. ``warm_start``: the first passes update w
-    every ``warm_every`` sentences from the cache (online; needs the cache).
+    violated by more than eps. ``warm_start``: the first passes are online
+    (block-coordinate Frank-Wolfe: each sentence's dual step right after its
+    decoding; needs the cache); ``exact_every`` > 1: after them too, all but
+    every ``exact_every``-th pass, which decodes with w fixed and certifies
+    the gap (also the pass after an online one whose gap estimate is below
+    the threshold). ``relative_eps``: stop at gap <= eps * primal.
     ``keep_best``: predict with the pass's w of the lowest primal objective
     so far (the iterates swing before convergence), else with the last w.
     ``max_constraints`` (0 = no limit) bounds the working set, i.e. memory:
@@ -146,7 +151,7 @@ def make_one_slack_ssvm(lam: positive_number = 1e-3, eps: positive_number = 0.01
     return OneSlackSSVM(lam=lam, eps=eps, max_inactive=max_inactive, keep_best=keep_best,
                         max_constraints=max_constraints, cache_size=cache_size,
                         max_cache_rounds=max_cache_rounds, warm_start=warm_start,
-                        verbose=verbose)
+                        verbose=verbose, exact_every=exact_every, relative_eps=relative_eps)
 
 
 @register("mst_features", "spacy_mstparse.GraphFeatures.v2")

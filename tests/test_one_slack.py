@@ -320,3 +320,35 @@ def test_warm_start_pass_moves_w_online(tiny):
         OneSlackSSVM(warm_start=1)
     with pytest.raises(ValueError, match="order"):
         OneSlackSSVM(cache_size=2).begin_training(model.first_order, data, order=2)
+
+
+def test_online_passes_converge_and_certify_against_the_reference(tiny):
+    """Online passes (block-coordinate Frank-Wolfe: a block step right after
+    each decoding) between exact ones: every certified dual is below the
+    optimum of the plain solver run to convergence (the dense reference)
+    and every certified primal above it; the relative stopping test is
+    met, and the predicted weights' objective is within it of the optimum."""
+    model, data = tiny
+    lam, eps = 0.5, 2e-3
+    plain, ptable = train_one_slack(model, data, lam=lam, eps=1e-6)
+    optimum = primal_objective(model, data, ptable.current(), lam)
+    learner, table = train_one_slack(model, data, lam=lam, eps=eps, cache_size=20,
+                                     max_cache_rounds=3, warm_start=1, exact_every=3,
+                                     relative_eps=True, max_iter=1000)
+    assert learner.converged
+    online = [h for h in learner.history if not h["exact"]]
+    exact = [h for h in learner.history if h["exact"]]
+    assert online and exact and learner.history[0] in online
+    assert all(h["primal"] is None and h["online_gap"] >= -1e-12 for h in online)
+    for h in learner.history:
+        assert h["dual"] <= optimum + 1e-9 and h["dual_after"] <= optimum + 1e-9
+    for h in exact:
+        assert h["primal"] >= optimum - 1e-9 and h["online_gap"] is None
+    last = learner.history[-1]
+    assert last["exact"] and last["gap"] <= eps * last["primal"]
+    w = learner.finalize_weights(table.current())
+    assert primal_objective(model, data, w, lam) <= optimum * (1 + eps) + 1e-9
+    with pytest.raises(ValueError, match="exact_every"):
+        OneSlackSSVM(exact_every=2)
+    with pytest.raises(ValueError, match="exact_every"):
+        OneSlackSSVM(exact_every=0, cache_size=1)

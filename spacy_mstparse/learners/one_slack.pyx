@@ -28,18 +28,27 @@ working set is every joint constraint the cache can form: one cached tree
 depends on alpha only through its per-sentence marginals beta_i(y) (the
 linear term is (1/n) sum_i sum_y beta_i(y) Delta_i(y), and w = (1/(lam n))
 sum_i sum_y beta_i(y) x_i(y)), so it is solved in that form by
-block-coordinate Frank-Wolfe sweeps over the sentences with exact line
-search (Lacoste-Julien et al. 2013; with a cache of planes per example as
-Shah et al. 2015), the cached trees as the oracle, until the sweep's duality
-gap over the cache is at most eps / 2 or after ``max_cache_rounds`` sweeps;
-then the next decoding pass. D = sum_i ell_i - lam/2 ||w||^2 is exact, so
-P(w) - D is the certified gap. Without the cache: the plain algorithm, one
-aggregated constraint per pass.
+block-coordinate pairwise Frank-Wolfe steps (Osokin et al. 2016: weight
+moves from a tree in use to the most violated one, exact line search; plain
+Frank-Wolfe steps zig-zag and stalled far from the optimum), the cached
+trees as the oracle, in sweeps until the sweep's gap over the cache is
+small (``_cache_sweeps``) or after ``max_cache_rounds``. D = sum_i ell_i -
+lam/2 ||w||^2 is exact, so P(w) - D is the certified gap. The cache bounds
+the trees in use per sentence: too small a cache (5 on ten short
+sentences) stalls the dual short of the optimum. Without the cache: the
+plain algorithm, one aggregated constraint per pass.
 
-Warm start (``warm_start`` passes, needs the cache): in the first passes w
-is not fixed; each sentence's block step follows its decoding at once, so
-the first pass trains online, as Pegasos-DP would. Those passes give no
-exact P(w).
+Online passes (need the cache): the first ``warm_start`` passes and, after
+them, all but every ``exact_every``-th pass decode with the current w and
+take each sentence's block step at once, the decoded tree (or the gold one)
+as the oracle (Lacoste-Julien et al. 2013, Algorithm 3), which uses every
+decoding at once and is far faster per decoding pass than fixed-w passes;
+the first is a warm start that trains as Pegasos-DP would, on the dual.
+They give no exact P(w), only the sum of
+the block gaps at decoding time (the estimate of Lacoste-Julien et al.,
+reported as ``online_gap``); when it is below the stopping threshold the
+next pass is exact, which certifies the gap (or not) with w fixed.
+``relative_eps``: stop at gap <= eps * P(w) rather than gap <= eps.
 
 Memory: the cache holds int32 heads (the gold and the cached tree, about
 8 bytes per word each) and the encoded sentences, at most ``cache_size``
@@ -114,6 +123,10 @@ cdef class OneSlackSSVM(Learner):
     cdef readonly int cache_size
     cdef readonly int max_cache_rounds
     cdef readonly int warm_start
+    cdef readonly int exact_every
+    cdef readonly bint relative_eps
+    cdef bint _certify_next
+    cdef double _online_gap
     cdef readonly bint verbose
     cdef readonly long long n_train
     cdef readonly long long n_seen      # sentences of the current pass
@@ -148,7 +161,7 @@ cdef class OneSlackSSVM(Learner):
     def __init__(self, double lam=1e-3, double eps=0.01, double qp_tol=-1.0,
                  int max_inactive=50, bint keep_best=True, int max_constraints=0,
                  int cache_size=0, int max_cache_rounds=200, int warm_start=0,
-                 bint verbose=False):
+                 bint verbose=False, int exact_every=1, bint relative_eps=False):
         if not isfinite(lam) or lam <= 0.0:
             raise ValueError(f"OneSlackSSVM: lam must be finite and > 0, got {lam}")
         if not (eps > 0.0):
@@ -158,11 +171,13 @@ cdef class OneSlackSSVM(Learner):
         if max_constraints < 0:
             raise ValueError(f"OneSlackSSVM: max_constraints must be >= 0, got {max_constraints}")
         for name, value in (("cache_size", cache_size), ("max_cache_rounds", max_cache_rounds),
-                            ("warm_start", warm_start)):
+                            ("warm_start", warm_start), ("exact_every", exact_every - 1)):
             if value < 0:
                 raise ValueError(f"OneSlackSSVM: {name} must be >= 0, got {value}")
         if warm_start and not cache_size:
             raise ValueError("OneSlackSSVM: warm_start needs the cache (cache_size >= 1)")
+        if exact_every > 1 and not cache_size:
+            raise ValueError("OneSlackSSVM: exact_every > 1 needs the cache (cache_size >= 1)")
         self.lam = lam
         self.eps = eps
         self.qp_tol = qp_tol if qp_tol > 0.0 else eps / 100.0
@@ -171,6 +186,8 @@ cdef class OneSlackSSVM(Learner):
         self.cache_size = cache_size
         self.max_cache_rounds = max_cache_rounds
         self.warm_start = warm_start
+        self.exact_every = exact_every
+        self.relative_eps = relative_eps
         self.verbose = verbose
         self.keep_best = keep_best
         self.loss_augmented = True
@@ -223,6 +240,8 @@ cdef class OneSlackSSVM(Learner):
         self.converged = False
         self.iteration = 0
         self.n_passes = 0
+        self._certify_next = False
+        self._online_gap = 0.0
         self.n_decoded = 0
         self.cache_hits = 0
         self.history = []
@@ -238,8 +257,14 @@ cdef class OneSlackSSVM(Learner):
 
     @property
     def warm(self):
-        """Whether the current pass is a warm-start pass (w moves during it)."""
-        return self.n_passes < self.warm_start
+        """Whether the current pass is online (w moves during it): a warm-start
+        pass, or after them a pass that is not an ``exact_every``-th one
+        (unless the last online pass's gap estimate asked for certification)."""
+        if self.n_passes < self.warm_start:
+            return True
+        if self._certify_next or self.exact_every == 1:
+            return False
+        return (self.n_passes - self.warm_start) % self.exact_every != self.exact_every - 1
 
     def step(self, WeightTable table, list batch):
         """Accumulate the loss-augmented differences ``(idx, val, n_wrong[,
@@ -257,6 +282,7 @@ cdef class OneSlackSSVM(Learner):
             raise ValueError("OneSlackSSVM: weight table size differs from begin()")
         cdef double margin
         cdef bint warm = self.warm
+        cdef bint stepped = False
         info = None
         for item in batch:
             idx, val, n_wrong = item[0], item[1], item[2]
@@ -278,9 +304,16 @@ cdef class OneSlackSSVM(Learner):
                     elif noted is not None and len(noted) >= 2:
                         self._cache_add(table, item[3], noted[0], noted[len(noted) - 1],
                                         n_wrong, warm)
+                        stepped = True
+            if warm and not stepped and len(item) > 3 and self._cache is not None:
+                # no violated tree decoded: the block's step (on a cached
+                # sentence), the gold tree or a cached one as its oracle
+                self._block_step(table, item[3].key())
+            stepped = False
             self.n_seen += 1
             if self.n_seen == self.n_train:
                 info = self.end_pass(table)
+                warm = self.warm
         return {"n_sentences": len(batch), "n_wrong": total_wrong, "pass_end": info}
 
     def end_pass(self, WeightTable table):
@@ -298,24 +331,29 @@ cdef class OneSlackSSVM(Learner):
             self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
         primal = 0.5 * self.lam * sq_w + hinge if exact else None
         gap = primal - self._dual if exact else None
+        online_gap = None if exact else self._online_gap
         record = {"iteration": self.iteration, "pass": self.n_passes + 1, "exact": exact,
                   "primal": primal, "dual": self._dual, "gap": gap,
                   "relative_gap": gap / primal if exact and primal > 0 else None,
-                  "hinge": hinge, "loss": a_new}
+                  "online_gap": online_gap, "hinge": hinge, "loss": a_new}
         # (w = 0 before the first constraint is not a candidate)
         if exact and self.keep_best and self.iteration > 0 and primal < self.best_primal:
             self.best_primal = primal
             self.best_iteration = self.iteration
             self._best_w = table.current()
-        if exact and gap <= self.eps:
+        if exact and gap <= self._threshold(primal):
             self.converged = True
         elif exact and not self.converged and self._cache is None:
             self._add_constraint(table, a_new, n)
         self._pass_sum_arr.fill(0.0)
         sweeps, cache_gap = 0, None
         if not self.converged and self._cache is not None:
-            sweeps, cache_gap = self._cache_sweeps(table)
+            sweeps, cache_gap = self._cache_sweeps(table, gap if exact else online_gap)
         self.n_passes += 1
+        # an online pass whose estimate is below the threshold: certify next
+        self._certify_next = (not exact and self._cache is not None
+                              and online_gap <= self._threshold(self._dual + online_gap))
+        self._online_gap = 0.0
         record.update({
             "cache_sweeps": sweeps, "cache_gap": cache_gap, "dual_after": self._dual,
             "n_constraints": len(self._constraints), "decoder_passes": self.n_decoded / n,
@@ -331,6 +369,10 @@ cdef class OneSlackSSVM(Learner):
         self._margin_sum = 0.0
         self._noted = {}
         return record
+
+    def _threshold(self, double primal):
+        """The stopping threshold on the gap: eps, or eps * primal (relative_eps)."""
+        return self.eps * primal if self.relative_eps else self.eps
 
     def slack(self):
         """The working set's slack at the current w: max(0, max_j a_j - w . g_j)."""
@@ -350,24 +392,38 @@ cdef class OneSlackSSVM(Learner):
         if warm:
             self.iteration = max(self.iteration, 1)   # w moves from 0
             changed = self._cache.evict(key, self._w, self.lam, <double>self.n_train)
-            _, ids = self._cache.block_update(key, self._w, self.lam, <double>self.n_train,
-                                              self._mark)
-            self._sync(table, numpy.concatenate([changed, ids]))
+            self._block_step(table, key, changed)
 
-    def _cache_sweeps(self, WeightTable table):
+    def _block_step(self, WeightTable table, key, changed=None):
+        """The block step of a cached sentence in an online pass (w in the
+        table updated); its gap joins the pass's estimate."""
+        if key not in self._cache:
+            return
+        gap, ids = self._cache.block_update(key, self._w, self.lam, <double>self.n_train,
+                                            self._mark)
+        self._online_gap += gap
+        self._sync(table, ids if changed is None else numpy.concatenate([changed, ids]))
+
+    def _cache_sweeps(self, WeightTable table, pass_gap=None):
         """Block-coordinate Frank-Wolfe sweeps over the cache (its trees are
-        the working set) until their duality gap is at most eps / 2 or
-        ``max_cache_rounds`` sweeps; w written into the table. Returns
-        (sweeps, the last sweep's gap)."""
+        the working set) until their duality gap is at most half the stopping
+        threshold or a tenth of ``pass_gap`` (the decoding pass's gap or its
+        estimate), or ``max_cache_rounds`` sweeps; w written into the table.
+        Returns (sweeps, the last sweep's gap)."""
         cdef double n = <double>self.n_train
         changed = numpy.zeros(self._w.shape[0], dtype=bool)
         changed[self._cache.evict_all(self._w, self.lam, n).astype(numpy.intp)] = True
         gap, sweeps = None, 0
+        cdef double stop = 0.5 * self._threshold(self._dual)
+        if pass_gap is not None:
+            # the cache's own gap far below the decoder's: more sweeps barely
+            # move the dual; the next decoding pass adds what is missing
+            stop = max(stop, 0.1 * pass_gap)
         while sweeps < self.max_cache_rounds:
             gap, ids = self._cache.sweep(self._w, self.lam, n, self._mark)
             changed[ids.astype(numpy.intp)] = True
             sweeps += 1
-            if gap <= self.eps / 2:
+            if gap <= stop:
                 break
         self._sync(table, numpy.flatnonzero(changed).astype(numpy.uint64))
         self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
@@ -532,7 +588,9 @@ def progress_line(record):
         head = (f"primal {record['primal']:.5f}  dual {record['dual']:.5f}  gap "
                 f"{record['gap']:.5f} ({100 * record['relative_gap']:.2f}%)")
     else:
-        head = f"warm-start pass  dual {record['dual_after']:.5f}"
+        est = record["online_gap"]
+        head = (f"online pass  dual {record['dual']:.5f}  gap estimate {est:.5f} "
+                f"({100 * est / max(1e-300, record['dual'] + est):.2f}%)")
     cache = ""
     if record["cache_gap"] is not None:
         cache = (f"  cache sweeps {record['cache_sweeps']} (gap {record['cache_gap']:.5f}, "

@@ -11,7 +11,8 @@ is positive, with x summed into a dense accumulator. The features are
 computed again in C for the arcs where the tree and the gold tree differ
 (the others cancel), so the cache holds trees, not feature vectors: a few
 int32 per word. When the cache holds each sentence's most violated tree,
-this is the constraint a decoding pass gives.
+this is the constraint a decoding pass gives. ``block_update`` is the
+dual step on one sentence's block (pairwise Frank-Wolfe, Osokin et al. 2016).
 """
 from collections import OrderedDict
 
@@ -42,6 +43,9 @@ cdef class TreeCache:
         self.n_entries = 0
         self._scratch = None
         self._dense = None
+
+    def __contains__(self, key):
+        return key in self._entries
 
     def __len__(self):
         """The number of sentences with at least one cached tree."""
@@ -196,58 +200,76 @@ cdef class TreeCache:
         return float(sum(slot[2] for slot in self._entries.values()))
 
     def block_update(self, key, w, double lam, double n, mark):
-        """One block-coordinate Frank-Wolfe step on sentence ``key``
-        (Lacoste-Julien et al. 2013, Algorithm 3, with exact line search),
-        its cached trees as the oracle: w (float64, dense) moves in place
-        toward (1/(lam n)) x of the most violated cached tree. ``mark``: a
-        zero uint8 vector of the table's size (scratch; left zero). Returns
-        (the block's duality gap before the step, the buckets of w changed)."""
+        """One pairwise Frank-Wolfe step on sentence ``key``'s block
+        (Lacoste-Julien & Jaggi 2015; block-coordinate as Osokin et al. 2016),
+        its cached trees and the gold tree as the vertices: dual weight moves
+        from the away tree (of the smallest violation among those in use) to
+        the most violated one, with exact line search, so w (float64, dense)
+        moves in place by delta / (lam n) (phi(away) - phi(best)), computed
+        on the arcs where the two trees differ. ``mark``: a zero uint8 vector
+        of the table's size (scratch; left zero). Returns (the block's
+        Frank-Wolfe duality gap before the step, the buckets of w changed)."""
         cdef FirstOrderFeatures features = self._features
         slot = self._entries[key]
         cdef Sentence s = slot[0]
         trees = slot[1]
-        best, _, _, ha, hb = self._best(s, trees, w)
-        cdef double[::1] wv = w
-        cdef unsigned char[::1] mk = mark
-        cdef double[::1] sc
-        if self._dense is None or self._dense.shape[0] != w.shape[0]:
-            self._dense = numpy.zeros(w.shape[0], dtype=numpy.float64)
-        sc = self._dense
         cdef uint64_t[::1] ga, pb
         ga, pb = self._buffers(s)
-        touched = []
-        cdef double scale = 1.0 / (lam * n)
-        cdef double coef
-        cdef int i, n_g, n_p
-        # v = w_i - w_s, w_i = scale * sum_y beta_y x_y, w_s = scale * x_best
+        cdef int32_t[::1] ha = numpy.empty(s.n + 1, dtype=numpy.int32)
+        cdef int32_t[::1] hb = numpy.empty(s.n + 1, dtype=numpy.int32)
+        # violations Delta - w . x of the cached trees; the gold tree's is 0
+        best, away = None, None
+        cdef double viol, best_viol = 0.0, away_viol = 0.0, used = 0.0, in_use = 0.0
+        cdef double away_weight = 0.0
         for entry in trees.values():
-            coef = scale * entry[3] - (scale if entry is best else 0.0)
-            if coef == 0.0:
-                continue
-            _wrong_arcs(entry[0], entry[1], ha, hb)
-            n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
-            touched.append(_scatter_marked(sc, mk, ga, n_g, coef))
-            touched.append(_scatter_marked(sc, mk, pb, n_p, -coef))
-        ids = numpy.concatenate(touched) if touched else numpy.zeros(0, dtype=numpy.uint64)
+            viol = entry[2] - _margin(features, s, entry[0], entry[1], ha, hb, ga, pb, w)
+            if viol > best_viol:
+                best, best_viol = entry, viol
+            if entry[3] > 0.0:
+                used += entry[3]
+                in_use += entry[3] * viol
+                if away is None or viol < away_viol:
+                    away, away_viol = entry, viol
+        gold_weight = 1.0 - used
+        if gold_weight > 1e-12 and (away is None or away_viol > 0.0):
+            away, away_viol = None, 0.0          # the gold tree
+            away_weight = gold_weight
+        elif away is not None:
+            away_weight = away[3]
+        gap = (best_viol - in_use) / n
+        ids = numpy.zeros(0, dtype=numpy.uint64)
+        if best is away or best_viol <= away_viol or away_weight <= 0.0:
+            return gap, ids
+        gold = (best if best is not None else away)[0]
+        _wrong_arcs(away[1] if away is not None else gold,
+                    best[1] if best is not None else gold, ha, hb)
+        n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
+        if self._dense is None or self._dense.shape[0] != w.shape[0]:
+            self._dense = numpy.zeros(w.shape[0], dtype=numpy.float64)
+        cdef double[::1] sc = self._dense
+        cdef unsigned char[::1] mk = mark
+        ids = numpy.concatenate([_scatter_marked(sc, mk, ga, n_g, 1.0),
+                                 _scatter_marked(sc, mk, pb, n_p, -1.0)])
         cdef uint64_t[::1] iv = ids
-        cdef double vw = 0.0, vv = 0.0, x
+        cdef double[::1] wv = w
+        cdef double vv = 0.0, delta, coef
+        cdef Py_ssize_t i
         for i in range(iv.shape[0]):
-            x = sc[iv[i]]
-            vw += x * wv[iv[i]]
-            vv += x * x
-        ell_s = best[2] / n if best is not None else 0.0
-        gap = lam * vw - slot[2] + ell_s
-        cdef double gamma = 0.0
+            vv += sc[iv[i]] * sc[iv[i]]
+        delta = away_weight
         if vv > 0.0:
-            gamma = min(1.0, max(0.0, gap / (lam * vv)))
+            delta = min(away_weight, (best_viol - away_viol) * lam * n / vv)
+        coef = delta / (lam * n)
         for i in range(iv.shape[0]):
-            wv[iv[i]] -= gamma * sc[iv[i]]
+            wv[iv[i]] += coef * sc[iv[i]]
             sc[iv[i]] = 0.0
             mk[iv[i]] = 0
-        if gamma > 0.0:
-            for entry in trees.values():
-                entry[3] = (1.0 - gamma) * entry[3] + (gamma if entry is best else 0.0)
-            slot[2] = (1.0 - gamma) * slot[2] + gamma * ell_s
+        if best is not None:
+            best[3] += delta
+        if away is not None:
+            away[3] = max(0.0, away[3] - delta)
+        slot[2] += delta * ((best[2] if best is not None else 0.0)
+                            - (away[2] if away is not None else 0.0)) / n
         return gap, ids
 
     def sweep(self, w, double lam, double n, mark):
