@@ -70,16 +70,21 @@ SYSTEMS: Dict[str, Dict[str, Any]] = {
     "mst-tagged-raw": {"config": "mst_parser_tagged.cfg", "mode": "raw_text", "gold_tags": False,
                        "model_of": "mst-tagged"},
 }
-# Ablations (gold tags, one setting changed; the gain of each feature per language):
-# the features before they were chosen from the treebank, FEATS off, lemmas off,
-# word clusters off.
-FEATURES = "--components.mst_parser.features."
+# Ablations (gold tags, settings of the component changed; the gain of each
+# choice per language): the projective decoder always (the decoder before it was
+# chosen from the treebank), and on that config the features before they were
+# chosen from the treebank, FEATS off, lemmas off; word clusters off at order 2.
+COMPONENT = "--components.mst_parser."
+PROJECTIVE = {"decoder": "eisner"}
 ABLATIONS: Dict[str, Dict[str, Any]] = {
-    "mst-o1-before": {"of": "mst-o1", "set": {"tag_columns": "both", "use_morph": "false",
-                                              "lemma": "false"}},
-    "mst-o1-nomorph": {"of": "mst-o1", "set": {"use_morph": "false"}},
-    "mst-o1-nolemma": {"of": "mst-o1", "set": {"lemma": "false"}},
-    "mst-o2-noclusters": {"of": "mst-o2", "set": {"cluster_bits": "0"}},
+    "mst-o1-eisner": {"of": "mst-o1", "set": PROJECTIVE},
+    "mst-o1-before": {"of": "mst-o1-eisner", "set": {**PROJECTIVE,
+                                                     "features.tag_columns": "both",
+                                                     "features.use_morph": "false",
+                                                     "features.lemma": "false"}},
+    "mst-o1-nomorph": {"of": "mst-o1-eisner", "set": {**PROJECTIVE, "features.use_morph": "false"}},
+    "mst-o1-nolemma": {"of": "mst-o1-eisner", "set": {**PROJECTIVE, "features.lemma": "false"}},
+    "mst-o2-noclusters": {"of": "mst-o2", "set": {"features.cluster_bits": "0"}},
 }
 for _name, _ablation in ABLATIONS.items():
     SYSTEMS[_name] = dict(SYSTEMS[_ablation["of"]], ablation=_ablation["set"])
@@ -109,8 +114,8 @@ def find_treebanks(data_dir: Path) -> List[Dict[str, Any]]:
 def train_overrides(epochs: Optional[int], ablation: Optional[Dict[str, str]] = None
                     ) -> List[str]:
     """The ``spacy train`` overrides besides the paths and ``--nlp.lang``:
-    the epochs, and an ablation's feature settings."""
-    extra = [arg for key, value in (ablation or {}).items() for arg in (FEATURES + key, value)]
+    the epochs, and an ablation's settings of the component."""
+    extra = [arg for key, value in (ablation or {}).items() for arg in (COMPONENT + key, value)]
     return extra + ([] if epochs is None else ["--training.max_epochs", str(epochs)])
 
 
@@ -168,7 +173,8 @@ def table_rows(results: Dict[str, Any], published: Dict[str, Any]) -> List[Dict[
     return rows
 
 
-ABLATION_NAMES = {"mst-o1-before": "features chosen from the treebank (vs UPOS + XPOS, no FEATS, "
+ABLATION_NAMES = {"mst-o1-eisner": "decoder chosen from the treebank (vs always projective)",
+                  "mst-o1-before": "features chosen from the treebank (vs UPOS + XPOS, no FEATS, "
                                      "no lemmas)",
                   "mst-o1-nomorph": "FEATS", "mst-o1-nolemma": "lemmas",
                   "mst-o2-noclusters": "word clusters (second order)"}
