@@ -22,7 +22,7 @@ from spacy.attrs import SENT_START
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
-from spacy.util import SimpleFrozenList, ensure_path, minibatch
+from spacy.util import minibatch
 
 from .. import __version__
 from ..corpus.conll import doc_label
@@ -46,7 +46,7 @@ SCORE_WEIGHTS = {
 }
 
 
-class DependencyPipe(Pipe):
+class DependencyPipe(serialization.PartsSerializer, Pipe):
     """Base class of the two parser components.
 
     Subclasses set ``FORMAT_VERSION`` (the one format they load), provide ``predict``, ``set_annotations``,
@@ -312,25 +312,6 @@ class DependencyPipe(Pipe):
         The dict is the component's to consume (popping a large part frees its
         bytes as soon as it is decoded)."""
         raise NotImplementedError
-
-    def to_bytes(self, *, exclude=SimpleFrozenList()) -> bytes:
-        return serialization.to_bytes(self._serial_parts(), exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
-        names = list(self._serial_parts())
-        where = f"[{self.name}] the serialized component"
-        parts = serialization.from_bytes(bytes_data, names, exclude, where)
-        self._load_parts(parts, lambda name: f"{where} (part {name!r})")
-        return self
-
-    def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
-        serialization.to_disk(ensure_path(path), self._serial_parts(), exclude)
-
-    def from_disk(self, path, *, exclude=SimpleFrozenList()):
-        path = ensure_path(path)
-        parts = serialization.from_disk(path, exclude, f"[{self.name}] {path}")
-        self._load_parts(parts, lambda name: f"[{self.name}] {path / name}")
-        return self
 
     def _require_part(self, parts: Dict[str, bytes], name: str, where: Callable[[str], str]) -> bytes:
         if name not in parts:

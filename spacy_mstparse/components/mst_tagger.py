@@ -25,7 +25,7 @@ from spacy.pipeline.morphologizer import morphologizer_score
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
-from spacy.util import SimpleFrozenList, ensure_path, registry
+from spacy.util import registry
 from wasabi import msg
 
 from .. import __version__
@@ -81,7 +81,7 @@ def make_mst_tagger(nlp: Language, name: str, epochs: at_least(1), folds: at_lea
                      xpos=xpos, feats=feats, seed=seed, scorer=scorer)
 
 
-class MSTTagger(Pipe):
+class MSTTagger(serialization.PartsSerializer, Pipe):
     """spaCy glue around ``tagging.perceptron.TaggerModel``."""
 
     def __init__(self, vocab, name: str = "mst_tagger", *, epochs: int = 10, folds: int = 5,
@@ -176,6 +176,9 @@ class MSTTagger(Pipe):
                              "nlp.initialize() or load a trained pipeline")
 
     # -- serialization ----------------------------------------------------------
+    def _part_names(self) -> List[str]:
+        return ["cfg", "weights.npz", "lexicon.npz"]
+
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
         def cfg() -> bytes:
             return serialization.dump_json({
@@ -225,22 +228,3 @@ class MSTTagger(Pipe):
                                      self.cfg["n_buckets"], weights)
         except ValueError as err:
             raise ModelDataError(f"{where('cfg')}: {err}") from None
-
-    def to_bytes(self, *, exclude=SimpleFrozenList()) -> bytes:
-        return serialization.to_bytes(self._serial_parts(), exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=SimpleFrozenList()):
-        where = f"[{self.name}] the serialized component"
-        parts = serialization.from_bytes(bytes_data, ["cfg", "weights.npz", "lexicon.npz"],
-                                         exclude, where)
-        self._load_parts(parts, lambda name: f"{where} (part {name!r})")
-        return self
-
-    def to_disk(self, path, *, exclude=SimpleFrozenList()) -> None:
-        serialization.to_disk(ensure_path(path), self._serial_parts(), exclude)
-
-    def from_disk(self, path, *, exclude=SimpleFrozenList()):
-        path = ensure_path(path)
-        parts = serialization.from_disk(path, exclude, f"[{self.name}] {path}")
-        self._load_parts(parts, lambda name: f"[{self.name}] {path / name}")
-        return self

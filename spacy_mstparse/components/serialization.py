@@ -290,3 +290,32 @@ def from_disk(path: Path, exclude, where: str) -> Dict[str, bytes]:
     }
     util.from_disk(path, readers, excluded_names(names, exclude))
     return found
+
+
+class PartsSerializer:
+    """spaCy's four serialization methods for a component that lists its
+    parts (``_serial_parts``: name -> function giving the bytes; the names
+    it can read, ``_part_names``, default: the same) and restores them
+    (``_load_parts(parts, where)``, ``where(name)`` naming the origin of a
+    part for error messages)."""
+
+    def _part_names(self) -> list:
+        return list(self._serial_parts())
+
+    def to_bytes(self, *, exclude=util.SimpleFrozenList()) -> bytes:
+        return to_bytes(self._serial_parts(), exclude)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=util.SimpleFrozenList()):
+        where = f"[{self.name}] the serialized component"
+        parts = from_bytes(bytes_data, self._part_names(), exclude, where)
+        self._load_parts(parts, lambda name: f"{where} (part {name!r})")
+        return self
+
+    def to_disk(self, path, *, exclude=util.SimpleFrozenList()) -> None:
+        to_disk(util.ensure_path(path), self._serial_parts(), exclude)
+
+    def from_disk(self, path, *, exclude=util.SimpleFrozenList()):
+        path = util.ensure_path(path)
+        parts = from_disk(path, exclude, f"[{self.name}] {path}")
+        self._load_parts(parts, lambda name: f"[{self.name}] {path / name}")
+        return self
