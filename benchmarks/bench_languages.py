@@ -85,6 +85,7 @@ ABLATIONS: Dict[str, Dict[str, Any]] = {
     "mst-o1-nomorph": {"of": "mst-o1-eisner", "set": {**PROJECTIVE, "features.use_morph": "false"}},
     "mst-o1-nolemma": {"of": "mst-o1-eisner", "set": {**PROJECTIVE, "features.lemma": "false"}},
     "mst-o2-noclusters": {"of": "mst-o2", "set": {"features.cluster_bits": "0"}},
+    "mst-tagged-nosuper": {"of": "mst-tagged", "set": {"features.supertags": "false"}},
 }
 for _name, _ablation in ABLATIONS.items():
     SYSTEMS[_name] = dict(SYSTEMS[_ablation["of"]], ablation=_ablation["set"])
