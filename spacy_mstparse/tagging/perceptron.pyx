@@ -27,8 +27,6 @@ cdef enum:
     A_SHAPE = 1
     A_SUFFIX1 = 2
     A_SUFFIX3 = 4
-    A_PREFIX3 = 8
-    A_FLAGS = 9
     A_AMBIGUITY = 10
     N_ATTRS_C = 11    # word_attributes.N_ATTRS
     N_WORD = 24       # word templates: bias, the attributes, 12 of the context
