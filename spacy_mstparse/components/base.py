@@ -244,10 +244,11 @@ class DependencyPipe(serialization.PartsSerializer, Pipe):
         if n == 0:
             return []
         if sent_starts is None:
-            sent_starts = doc.to_array(SENT_START).reshape(-1)
+            sent_starts = doc.to_array(SENT_START)
+        flags = sent_starts.reshape(-1).tolist()   # plain lists: most docs are short
         # spaCy's has_annotation("SENT_START"): any token after the first set
-        if n > 1 and sent_starts[1:].any():
-            starts = numpy.flatnonzero(sent_starts == 1).tolist()
+        if n > 1 and any(flags[1:]):
+            starts = [i for i, flag in enumerate(flags) if flag == 1]
             if not starts or starts[0] != 0:
                 starts.insert(0, 0)
             return list(zip(starts, starts[1:] + [n]))

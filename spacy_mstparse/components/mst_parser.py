@@ -34,7 +34,7 @@ from ..graph.replicas import check_replicas, make_trainer
 from ..graph.decoder_choice import choose_decoder
 from ..graph.analysis import analyse
 from ..scoring import score_parse
-from . import extensions, mst_calibration, mst_explain, mst_inputs, serialization as ser
+from . import extensions, mst_calibration, mst_explain, mst_inputs, parse_rows, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, check_settings,
                                   config_errors, constraint_policy, default_setting)
@@ -267,25 +267,16 @@ class MSTParser(DependencyPipe):
                 for (start, end, _), sentence in zip(chunks, sentences)]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        strings, label_ids = self.vocab.strings, self.label_string_ids(self.cfg["labels"])
-        for doc, (chunks, parses) in zip(docs, predictions):
-            if not chunks:
-                continue
-            array = numpy.zeros((len(doc), 2), dtype="uint64")  # head - token i, dep
-            sentence_root = None
-            for (start, end, continued), (sent_heads, sent_labels) in zip(chunks, parses):
-                heads = sent_heads[1:].astype("int64")
-                offsets = numpy.where(heads == 0, 0, heads - numpy.arange(1, end - start + 1))
-                array[start:end, 0] = offsets.astype("uint64")
-                array[start:end, 1] = label_ids[sent_labels[1:]]
-                root = start + int(numpy.argmin(heads))
-                if continued and sentence_root is not None:  # join to the first chunk's root
-                    array[root] = (numpy.int64(sentence_root - root).astype("uint64"),
-                                   strings.add(JOINED_CHUNK_LABEL))
-                else:
-                    sentence_root = root
-            doc.from_array(["HEAD", "DEP"], array)
-            extensions.annotate(self, doc, chunks, parses)
+        parsed = [(doc, chunks, parses) for doc, (chunks, parses) in zip(docs, predictions)
+                  if chunks]
+        rows = parse_rows.doc_rows([(len(doc), chunks, parses) for doc, chunks, parses in parsed],
+                                   self.label_string_ids(self.cfg["labels"]),
+                                   self.vocab.strings.add(JOINED_CHUNK_LABEL))
+        annotate = self.cfg["probabilities"] or self.cfg["n_best"] > 1
+        for (doc, chunks, parses), doc_rows in zip(parsed, rows):
+            doc.from_array(["HEAD", "DEP"], doc_rows)
+            if annotate:
+                extensions.annotate(self, doc, chunks, parses)
 
     explain = mst_explain.explain  # (doc, i): why token i got its head and label
 

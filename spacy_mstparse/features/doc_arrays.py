@@ -84,13 +84,12 @@ class SentenceEncoder:
         """The Sentences of every ``(doc, bounds)``: the words of all the docs
         are read into one table (one slot per word, plus one for the root
         before each sentence), so the per-word work is done once per batch."""
-        tables = [self._doc_rows(doc) for doc, _ in items]
+        if not any(bounds for _, bounds in items):
+            return [[] for _ in items]
+        array, lemmas = self._batch_rows([doc for doc, _ in items])
         starts = numpy.cumsum([0] + [len(doc) for doc, _ in items])
         spans = [(int(offset) + a, int(offset) + b)
                  for (_, bounds), offset in zip(items, starts) for a, b in bounds]
-        if not spans:
-            return [[] for _ in items]
-        array = numpy.concatenate([t[0] for t in tables])
         lengths = numpy.array([b - a for a, b in spans], dtype="int64")
         first = numpy.cumsum(lengths + 1) - (lengths + 1)     # each sentence's root slot
         n_slots = int(lengths.sum()) + len(spans)
@@ -99,8 +98,7 @@ class SentenceEncoder:
         slots = numpy.flatnonzero(is_word)
         word_of = slots + numpy.repeat(numpy.array([a for a, _ in spans]) - first - 1, lengths)
         rows = array[word_of]
-        lemmas = (None if not self.lemma
-                  else numpy.concatenate([t[1] for t in tables])[word_of])
+        lemmas = None if lemmas is None else lemmas[word_of]
         words = numpy.full(n_slots, ROOT_WORD, dtype="uint64")
         words[slots] = rows[:, 0]
         prefixes = numpy.zeros(n_slots, dtype="uint64")
@@ -137,30 +135,35 @@ class SentenceEncoder:
             out.append(doc_sentences)
         return out
 
-    def _doc_rows(self, doc: Doc):
-        """(the doc's words x [LOWER, tag rows, MORPH], its lemmas or None)."""
-        attrs = [LOWER, *self.tag_attrs, MORPH] + [ORTH] * (self.cluster_bits > 0)
-        array = doc.to_array(attrs).astype("uint64", copy=False)
-        if array.ndim == 1:
-            array = array.reshape((-1, len(attrs)))
-        lemmas = doc.to_array([LEMMA]).astype("uint64", copy=False) if self.lemma else None
+    def _batch_rows(self, docs: List[Doc]):
+        """(the words of all the docs x [LOWER, tag rows, MORPH], their
+        lemmas or None): one ``to_array`` per doc, the rest once per batch."""
         n_tags = len(self.tag_attrs)
+        attrs = [LOWER, *self.tag_attrs, MORPH] + [ORTH] * (self.cluster_bits > 0) \
+            + [LEMMA] * bool(self.lemma)
+        array = numpy.concatenate([doc.to_array(attrs).reshape((-1, len(attrs)))
+                                   for doc in docs]).astype("uint64", copy=False)
+        lemmas = array[:, -1] if self.lemma else None
         columns = [array[:, : 1 + n_tags]]   # LOWER and the tags
         if self.supertags:
-            ids = self.supertag_ids(doc)
-            if ids is not None and len(ids) != len(doc):
-                raise ValueError(f"doc._.{SUPERTAG_ATTR} has {len(ids)} entries for "
-                                 f"{len(doc)} tokens")
-            columns.append(numpy.full(len(doc), NO_SUPERTAG, dtype="uint64") if ids is None
-                           else numpy.asarray(ids, dtype="uint64"))
+            columns.append(numpy.concatenate(
+                [self._supertag_column(doc) for doc in docs]).astype("uint64", copy=False))
         if self.cluster_bits:  # the cluster row goes last, before MORPH
             if self.clusters is None:
                 raise ValueError("cluster_bits > 0 but no word clusters were loaded")
-            columns.append(self.clusters.column(array[:, -1], array[:, 0], self.cluster_bits))
+            columns.append(self.clusters.column(array[:, 2 + n_tags], array[:, 0],
+                                                self.cluster_bits))
         columns.append(array[:, 1 + n_tags])  # MORPH
-        if len(columns) > 2:
-            array = numpy.column_stack(columns)
-        return array.reshape((-1, self.n_tagsets + 2)), lemmas
+        return numpy.column_stack(columns).reshape((-1, self.n_tagsets + 2)), lemmas
+
+    def _supertag_column(self, doc: Doc) -> numpy.ndarray:
+        ids = self.supertag_ids(doc)
+        if ids is None:
+            return numpy.full(len(doc), NO_SUPERTAG, dtype="uint64")
+        if len(ids) != len(doc):
+            raise ValueError(f"doc._.{SUPERTAG_ATTR} has {len(ids)} entries for "
+                             f"{len(doc)} tokens")
+        return numpy.asarray(ids, dtype="uint64")
 
     def cluster_names(self, words) -> List[str]:
         """Readable cluster values of tokens (``clusters.path_text``): the
