@@ -76,6 +76,18 @@ cdef inline void sum_rows(const float* w, const uint64_t* rows, int k, int L,
             e[l] += w[rows[j] + l]
 
 
+cdef inline void sum_labels(const float* w, const uint64_t* rows, int k,
+                            const int32_t* labels, int n, double* e) noexcept nogil:
+    """e[l] = the sum over the ``k`` rows of their weight of label l, for
+    the ``n`` labels listed."""
+    cdef int i, j, l
+    for i in range(n):
+        l = labels[i]
+        e[l] = 0.0
+        for j in range(k):
+            e[l] += w[rows[j] + l]
+
+
 cdef class ArcLabeler:
     """Hashed arc label model (attributes and C API: arc_labeler.pxd).
 
@@ -195,12 +207,15 @@ cdef class ArcLabeler:
                          const float* w, int root_label, double* E) noexcept nogil:
         """E[c * L + l]: arc score of label l for every word c, -inf for the
         labels it may not take (the root label off the root arc, labels
-        outside the arc's restriction). Row 0 unused."""
+        outside the arc's restriction). Row 0 unused. Only the labels a word
+        may take are summed (the same sums, in the same order)."""
         cdef int L = self.n_labels
         cdef uint64_t rows[2 * MAX_FEATS]   # this word's rows, the next word's
+        cdef int32_t* labels = <int32_t*>malloc(L * sizeof(int32_t))   # NULL: sum every label
         cdef uint64_t* cur
         cdef int c, k, next_k = 0, l, n_ok
         cdef double* e
+        cdef bint is_root
         cdef const uint8_t* ok
         if s.n > 0:   # the rows of word c + 1 are fetched while word c is summed
             next_k = self.arc_rows(s, heads, ctx, 1, rows + MAX_FEATS)
@@ -212,17 +227,31 @@ cdef class ArcLabeler:
             if c < s.n:
                 next_k = self.arc_rows(s, heads, ctx, c + 1, rows + ((c + 1) % 2) * MAX_FEATS)
                 prefetch_rows(w, rows + ((c + 1) % 2) * MAX_FEATS, next_k, L)
+            is_root = heads[c] == 0 and root_label >= 0
+            ok = NULL if is_root else self._allowed_row(s, heads[c], c)
+            n_ok = 0   # the labels c may take, if listed
+            if labels is not NULL and is_root:
+                labels[0] = root_label
+                n_ok = 1
+            elif labels is not NULL and ok is not NULL:
+                for l in range(L):
+                    if ok[l] and not (l == root_label and L > 1):
+                        labels[n_ok] = l
+                        n_ok += 1
+            if n_ok:
+                for l in range(L):
+                    e[l] = -INFINITY
+                sum_labels(w, cur, k, labels, n_ok, e)
+                continue
             sum_rows(w, cur, k, L, e)
-            if heads[c] == 0 and root_label >= 0:
+            if is_root:
                 for l in range(L):
                     if l != root_label:
                         e[l] = -INFINITY
                 continue
             if root_label >= 0 and L > 1:
                 e[root_label] = -INFINITY
-            ok = self._allowed_row(s, heads[c], c)
             if ok is not NULL:
-                n_ok = 0
                 for l in range(L):
                     if ok[l] and e[l] != -INFINITY:
                         n_ok += 1
@@ -230,6 +259,7 @@ cdef class ArcLabeler:
                     for l in range(L):
                         if not ok[l]:
                             e[l] = -INFINITY
+        free(labels)
 
     cdef void _viterbi(self, Sentence s, const int32_t* heads, const int32_t* ctx,
                        const float* w, const double* E, double* delta, int32_t* back,
