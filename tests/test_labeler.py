@@ -1,8 +1,7 @@
-"""The arc labeler, versions 2 and 3 (McDonald, Lerman & Pereira 2006):
-hand-computed feature ids of the sibling / head-context and morphological
-agreement templates, the tree context they read, the per-head Viterbi over
-label chains against brute force over every labelling, the label
-restriction, and the structured perceptron update."""
+"""The arc labeler, version 2 (McDonald, Lerman & Pereira 2006): hand-computed
+feature ids of the sibling / head-context templates, the tree context they
+read, the per-head Viterbi over label chains against brute force over every
+labelling, the label restriction, and the structured perceptron update."""
 import itertools
 
 import numpy
@@ -15,7 +14,7 @@ from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.features.hashing import py_mix as mix
 from spacy_mstparse.features.sentence import BOS_TAG, EOS_TAG
 from spacy_mstparse.labeler.arc_labeler import (
-    CHAIN, CONTEXT, DEP_BAGS, DEP_WORDS, MORPH_AGREE, RESTRICT, VERSION_FLAGS, ArcLabeler)
+    CHAIN, CONTEXT, DEP_BAGS, DEP_WORDS, RESTRICT, VERSION_FLAGS, ArcLabeler)
 
 # Template numbers of the version-2 arc features and the transitions
 # (the enums of arc_labeler.pyx).
@@ -255,43 +254,3 @@ def test_version_one_ignores_the_new_parts(nlp):
             assert pred[c] == 1 + int(numpy.argmax(scores[c, 1:]))
     with pytest.raises(ValueError, match="labeler version"):
         ArcLabeler(2**8, 4, False, 9)
-
-
-
-L_MORPH_AGREE = 35
-
-
-def test_hand_computed_morph_agreement_ids(nlp):
-    """Version 3: each FEATS value the child shares with its head, with the
-    head's tag and the direction; versions 1 and 2 emit none, nor does
-    version 3 without use_morph."""
-    words, pos = ["big", "dogs", "bark"], ["ADJ", "NOUN", "VERB"]
-    morphs = ["Case=Nom|Degree=Pos|Number=Plur", "Case=Nom|Number=Plur", "Number=Sing"]
-    doc = Doc(nlp.vocab, words=words, pos=pos, morphs=morphs, tags=["X"] * 3)
-    s = SentenceEncoder(nlp.vocab, "upos", True).encode(doc, [(0, 3)])[0]
-    heads = numpy.array([-1, 2, 3, 0], dtype="int32")   # big <- dogs <- bark
-    n_rows, n_labels = 2**12, 3
-    row = lambda key: (key & (n_rows - 1)) * n_labels  # noqa: E731
-    f = {m: get_string_id(m) for m in ("Case=Nom", "Number=Plur")}
-    p = {t: get_string_id(t) for t in pos}
-    labeler = ArcLabeler(n_rows, n_labels, True, 3)
-    offsets, names = labeler.arc_feature_rows(s, heads, 1)   # dogs -> big, head to the right
-    got = [int(o) for o, name in zip(offsets, names) if name == "shared-morph+h-pos+dir"]
-    # Case=Nom and Number=Plur shared, Degree=Pos not; direction 0 (head right)
-    assert got == [row(mix3(L_MORPH_AGREE, f[m], 2 * p["NOUN"] + 0))
-                   for m in ("Case=Nom", "Number=Plur")]
-    offsets, names = labeler.arc_feature_rows(s, heads, 2)   # bark -> dogs: Number differs
-    assert "shared-morph+h-pos+dir" not in names
-    doc2 = Doc(nlp.vocab, words=words, pos=pos, tags=["X"] * 3,
-               morphs=["Number=Plur", "Number=Plur", "Number=Plur"])
-    s2 = SentenceEncoder(nlp.vocab, "upos", True).encode(doc2, [(0, 3)])[0]
-    heads2 = numpy.array([-1, 0, 1, 2], dtype="int32")   # big -> dogs -> bark, heads left
-    offsets, names = labeler.arc_feature_rows(s2, heads2, 2)
-    got = [int(o) for o, name in zip(offsets, names) if name == "shared-morph+h-pos+dir"]
-    assert got == [row(mix3(L_MORPH_AGREE, f["Number=Plur"], 2 * p["ADJ"] + 1))]
-    assert MORPH_AGREE & VERSION_FLAGS[3] and not MORPH_AGREE & VERSION_FLAGS[2]
-    for version in (1, 2):
-        old = ArcLabeler(n_rows, n_labels, True, version).arc_feature_rows(s, heads, 1)[1]
-        assert "shared-morph+h-pos+dir" not in old
-    plain = ArcLabeler(n_rows, n_labels, False, 3).arc_feature_rows(s, heads, 1)[1]
-    assert not any("morph" in name for name in plain)

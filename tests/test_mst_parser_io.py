@@ -90,13 +90,13 @@ def test_same_parts_on_disk_and_in_bytes(overfitted, tmp_path):
     for name in files:
         assert files[name] == parts[name], name
     cfg = srsly.json_loads(files["cfg"])
-    assert cfg["format_version"] == FORMAT_VERSION and cfg["labeler_version"] == 3
+    assert cfg["format_version"] == FORMAT_VERSION and cfg["labeler_version"] == 2
     # the labeler's restrictions are saved and come back
     keys, allowed = parser.graph.labeler.restrictions()
     assert len(keys) > 0 and allowed.any(axis=1).all()
     loaded = type(parser)(parser.vocab, features=parser.features,
                           label_buckets=parser.cfg["label_buckets"]).from_disk(tmp_path / "comp")
-    assert loaded.graph.labeler.version == 3
+    assert loaded.graph.labeler.version == 2
     assert numpy.array_equal(loaded.graph.labeler.restrictions()[0], keys)
     assert numpy.array_equal(loaded.graph.labeler.restrictions()[1], allowed)
 

@@ -18,8 +18,6 @@ Labeler versions (saved with the model; old models keep version 1):
   head's dependents on its side) and the tags around the head; and labels
   restricted to those seen in training for the arc's (head tag, child tag,
   direction), all labels when that triple was never seen.
-- 3: version 2 plus, with morphological features, the FEATS values child
-  and head share (agreement), with the head's tag and the direction.
 
 Weights live in a flat table of ``n_rows * n_labels`` floats: a feature hashes
 to a row and reads the ``n_labels`` weights of that row, so scoring one arc
@@ -37,8 +35,7 @@ import numpy
 from ..features.hashing cimport mix3
 from ..features.sentence cimport Sentence
 from .label_features cimport (
-    F_CHAIN, F_CONTEXT, F_DEP_BAGS, F_DEP_WORDS, F_MORPH_AGREE, F_RESTRICT, MAX_FEATS, N_TRANS,
-    V1_MAX_FEATS,
+    F_CHAIN, F_CONTEXT, F_DEP_BAGS, F_DEP_WORDS, F_RESTRICT, MAX_FEATS, N_TRANS, V1_MAX_FEATS,
     RowTable, arc_feature_rows, transition_feature_rows)
 from .restrictions cimport LabelRestrictions
 from .templates cimport *
@@ -47,11 +44,10 @@ from .tree_context cimport C_LAST, C_PREV, N_CTX, tree_context
 
 # What each labeler version uses (``label_features.Flag`` bits), and the
 # version new models get.
-CONTEXT, CHAIN, RESTRICT, DEP_WORDS, DEP_BAGS, MORPH_AGREE = (
-    F_CONTEXT, F_CHAIN, F_RESTRICT, F_DEP_WORDS, F_DEP_BAGS, F_MORPH_AGREE)
+CONTEXT, CHAIN, RESTRICT, DEP_WORDS, DEP_BAGS = (
+    F_CONTEXT, F_CHAIN, F_RESTRICT, F_DEP_WORDS, F_DEP_BAGS)
 VERSION_FLAGS = {1: 0, 2: F_CONTEXT | F_CHAIN | F_RESTRICT | F_DEP_WORDS | F_DEP_BAGS}
-VERSION_FLAGS[3] = VERSION_FLAGS[2] | F_MORPH_AGREE
-LATEST_VERSION = 3
+LATEST_VERSION = 2
 
 
 

@@ -17,7 +17,6 @@ cdef enum Flag:
     F_RESTRICT = 4   # labels seen for (head tag, child tag, direction)
     F_DEP_WORDS = 8  # words of the child's outermost dependents, head word + rank
     F_DEP_BAGS = 16  # words of all the child's dependents and of its siblings
-    F_MORPH_AGREE = 32  # (use_morph) the FEATS values child and head share
 
 
 # The weight rows of a feature table of ``n_labels`` columns: a feature hash

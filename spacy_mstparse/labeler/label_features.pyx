@@ -12,10 +12,7 @@ decide many labels), and the head's with the child's tag. Version
 2 adds (``Flag``) the adjacent siblings' tags, the child's rank on its side
 and the tags around the head (``F_CONTEXT``), words of the child's outermost
 dependents (``F_DEP_WORDS``) and bags of the words of its dependents and of
-its siblings (``F_DEP_BAGS``). Version 3 adds, with ``use_morph``, each
-FEATS value the child shares with its head, with the head's tag and the
-direction (``F_MORPH_AGREE``: agreement in case, number, gender or person
-marks attributes, determiners and subjects). Template ids: ``templates.pxd``.
+its siblings (``F_DEP_BAGS``). Template ids: ``templates.pxd``.
 """
 from libc.stdint cimport int32_t, uint64_t
 
@@ -146,14 +143,6 @@ cdef int _arc_feature_rows(Sentence s, const int32_t* heads, const int32_t* ctx,
             if k >= limit:
                 break
             k = put(out, kinds, k, L_HMORPH_CP, mix3(L_HMORPH_CP, s.morph[m], 2 * cP + (c > h)))
-        if flags & F_MORPH_AGREE:
-            for m in range(s.morph_start[c], s.morph_start[c + 1]):
-                if k >= limit:
-                    break
-                for x in range(s.morph_start[h], s.morph_start[h + 1]):
-                    if s.morph[x] == s.morph[m]:
-                        k = put(out, kinds, k, L_MORPH_AGREE, mix3(L_MORPH_AGREE, s.morph[m], hP))
-                        break
     for m in range(k):
         out[m] = (out[m] & table.mask) * <uint64_t>table.n_labels
     return k

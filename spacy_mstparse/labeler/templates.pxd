@@ -45,9 +45,6 @@ cdef enum LabelTemplate:
     L_MORPH_HP
     L_MORPH_CP
     L_HMORPH_CP
-    # (MORPH_AGREE) a FEATS value child and head share, with the head's tag
-    # and the direction
-    L_MORPH_AGREE
 
 cdef enum TransitionTemplate:
     T_PREV = 101

@@ -53,7 +53,6 @@ LABEL_TEMPLATES = {
     L_MORPH_HP: ("c-morph+h-pos+dir", ("cm", "hp", "dir")),
     L_MORPH_CP: ("c-morph+c-pos", ("cm", "cp")),
     L_HMORPH_CP: ("h-morph+c-pos+dir", ("hm", "cp", "dir")),
-    L_MORPH_AGREE: ("shared-morph+h-pos+dir", ("cm", "hm", "hp", "dir")),
 }
 LABEL_TEMPLATE_NAMES = {tid: name for tid, (name, _) in LABEL_TEMPLATES.items()}
 TRANSITION_TEMPLATE_NAMES = {
