@@ -102,6 +102,7 @@ def make_sparseptron(
     C: Optional[positive_number] = None,
     overlap: one_of("first", "any", "refill") = "first",
     support: one_of("all", "gold") = "all",
+    k: positive_int = 1,
 ):
     """Sparseptron (Smith & Martins 2013, Figure 3): perceptron steps with a
     budget of ``B`` feature groups (templates), shrunk every ``shrink_every``
@@ -112,14 +113,16 @@ def make_sparseptron(
     that met it, or is kept if "any" of them is kept, or "refill": first
     while selecting, any while debiasing. ``support``: the feature space is
     every bucket a gold or predicted tree reaches ("all"), or only the gold
-    training trees' buckets ("gold", as MSTParser's feature alphabet)."""
+    training trees' buckets ("gold", as MSTParser's feature alphabet).
+    ``k``: the k best trees are decoded and debiasing MIRA solves the
+    k-constraint QP over them (the sparse stage steps on the best one)."""
     from .learners.sparseptron import Sparseptron
 
     if C is None and debias == "PA-I":
         raise ValueError("Sparseptron: debias = 'PA-I' needs a value for C")
     return Sparseptron(B=B, shrink_every=shrink_every, sparse_epochs=sparse_epochs,
                        debias=debias, C=float("inf") if C is None else C, overlap=overlap,
-                       support=support)
+                       support=support, k=k)
 
 
 @register("mst_learners", "spacy_mstparse.OneSlackSSVM.v1")

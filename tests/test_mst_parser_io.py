@@ -1,7 +1,9 @@
 """spaCy's ``test_overfitting_IO`` idiom for ``mst_parser``, and the one
 serializer table: the same parts on disk and in bytes, ``exclude``,
 pickling, load-time settings, and damaged or foreign model files."""
+import io
 import pickle
+import zipfile
 
 import numpy
 import pytest
@@ -244,7 +246,12 @@ def test_quantized_weight_archive_round_trip_and_damage():
     assert numpy.array_equal(back, expected)
     assert numpy.array_equal(quantize(back).dequantize(), back)   # exact once loaded
     assert len(data) < len(ser.dump_weight_vector(w)) / 2
+    # The archive is deflated: smaller than the same arrays stored, and every
+    # member compressed.
     arrays = ser.load_arrays(data, "x", ("codes",))
+    assert len(data) < len(ser.dump_arrays(**arrays))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert {m.compress_type for m in archive.infolist()} == {zipfile.ZIP_DEFLATED}
     arrays["codes"][0] = 0   # code 0 stands for an exact 0: not a stored value
     with pytest.raises(ModelDataError, match="arc_weights.npz: 8-bit weights"):
         ser.load_weight_vector({"arc_weights.npz": ser.dump_arrays(**arrays)}, "arc_weights",

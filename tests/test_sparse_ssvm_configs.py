@@ -38,9 +38,9 @@ def test_sparse_config_trains_and_saves_only_kept_groups(docbins, tmp_path):
     parser = nlp.get_pipe("mst_parser")
     assert parser.learner.debiasing
     kept = {g["id"] for g in parser.learner.groups() if g["kept"]}
-    assert parser.learner.B == 22 and parser.learner.support == "gold"
+    assert parser.learner.B == 40 and parser.learner.support == "gold" and parser.learner.k == 5
     assert parser.graph.first_order.direction_backoff  # v2 features
-    assert 0 < len(kept) <= 22
+    assert 0 < len(kept) <= 40
     assert (tmp_path / "model-last" / "mst_parser" / "arc_weights.npz").exists()
     loaded = spacy.load(tmp_path / "model-last")
     arc = loaded.get_pipe("mst_parser").prediction_weights()[0]

@@ -1,5 +1,6 @@
 """Sparseptron (Smith & Martins 2013, Figure 3): feature groups, the budgeted
 group shrink against a dense numpy reference, debiasing, sparse saving."""
+import itertools
 import math
 
 import numpy as np
@@ -102,9 +103,9 @@ N_BUCKETS = 512
 SIZES = [40, 30, 60, 8, 20, 50, 16, 32]   # buckets per synthetic group
 
 
-def synthetic_learner(B, m, sparse_epochs, n_train, debias="MIRA", overlap="any"):
+def synthetic_learner(B, m, sparse_epochs, n_train, debias="MIRA", overlap="any", k=1):
     learner = Sparseptron(B=B, shrink_every=m, sparse_epochs=sparse_epochs, debias=debias,
-                          overlap=overlap)
+                          overlap=overlap, k=k)
     learner.begin(FirstOrderFeatures(N_BUCKETS, 1, False), n_train)
     gid = np.repeat(np.arange(1, len(SIZES) + 1), SIZES).astype(np.uint8)
     learner.assign_groups(np.arange(len(gid), dtype=np.uint64), gid)
@@ -264,11 +265,77 @@ def test_debiasing_is_masked_mira_and_exactly_sparse():
     assert not np.any(table.current()[~mask])
 
 
+def reference_k_constraint_step(w, xs, losses):
+    """argmin ||w' - w||^2 s.t. w'.x_i >= L_i, by trying every active set:
+    the KKT point (alpha >= 0, every constraint met) of the dual."""
+    pairs = [(x, L) for x, L in zip(xs, losses) if x @ x > 0]
+    xs, losses = [x for x, _ in pairs], [L for _, L in pairs]
+    best = None
+    for r in range(len(xs) + 1):
+        for active in itertools.combinations(range(len(xs)), r):
+            alpha = np.zeros(len(xs))
+            if active:
+                X = np.array([xs[i] for i in active])
+                b = np.array([losses[i] - w @ xs[i] for i in active])
+                sol = np.linalg.lstsq(X @ X.T, b, rcond=None)[0]
+                if np.any(sol < -1e-9):
+                    continue
+                alpha[list(active)] = sol
+            w2 = w + sum(a * x for a, x in zip(alpha, xs)) if xs else w
+            if all(w2 @ x >= L - 1e-7 for x, L in zip(xs, losses)):
+                if best is None or np.sum((w2 - w) ** 2) < np.sum((best - w) ** 2):
+                    best = w2
+    return best
+
+
+def test_k_best_debiasing_solves_the_masked_k_constraint_qp():
+    """With k trees per sentence the sparse stage steps on the first (best)
+    tree only, and debiasing solves the k-constraint MIRA QP over the kept
+    groups' part of each tree's update (checked against every active set)."""
+    rng = np.random.default_rng(11)
+    n_train, B = 10, 3
+    plain, gid = synthetic_learner(B, 1, sparse_epochs=2, n_train=n_train)
+    kbest, _ = synthetic_learner(B, 1, sparse_epochs=2, n_train=n_train, k=3)
+    assert kbest.k_best == 3 and plain.k_best == 1
+    t_plain, t_kbest = WeightTable(N_BUCKETS), WeightTable(N_BUCKETS)
+    for _ in range(2 * n_train):
+        trees = [random_update(rng, len(gid)) for _ in range(3)]
+        plain.step(t_plain, [trees[0]])
+        kbest.step(t_kbest, [trees])
+    np.testing.assert_array_equal(t_plain.current(), t_kbest.current())
+    assert kbest.debiasing
+    kept = np.array([row["id"] for row in kbest.groups() if row["kept"]])
+    mask = np.zeros(N_BUCKETS, dtype=bool)
+    mask[: len(gid)] = np.isin(gid, kept)
+    w = t_kbest.current().astype(np.float64)
+    n_multi = 0
+    for _ in range(40):
+        trees = [random_update(rng, len(gid)) for _ in range(3)]
+        kbest.step(t_kbest, [trees])
+        xs, losses = [], []
+        for idx, val, n_wrong in trees:
+            x = np.zeros(N_BUCKETS)
+            np.add.at(x, idx.astype(int), val)
+            x[~mask] = 0.0
+            if n_wrong:
+                xs.append(x)
+                losses.append(n_wrong)
+        n_multi += len(xs) > 1
+        w = reference_k_constraint_step(w, xs, losses)
+        np.testing.assert_allclose(t_kbest.current(), w, rtol=1e-4, atol=1e-4)
+    assert n_multi > 10
+    assert not np.any(t_kbest.averaged()[~mask])
+
+
 def test_invalid_settings_and_missing_initialisation():
     with pytest.raises(ValueError, match="B"):
         Sparseptron(B=0)
     with pytest.raises(ValueError, match="debias"):
         Sparseptron(debias="SVM")
+    with pytest.raises(ValueError, match="k must be"):
+        Sparseptron(k=0)
+    with pytest.raises(ValueError, match="k > 1 needs debias"):
+        Sparseptron(k=5, debias="PA-I", C=1.0)
     with pytest.raises(ValueError, match="begin_training"):
         Sparseptron().step(WeightTable(8), [(np.zeros(0, np.uint64), np.zeros(0), 0)])
     learner, _ = synthetic_learner(2, 1, 1, 5)

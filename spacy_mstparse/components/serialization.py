@@ -80,10 +80,11 @@ def load_cfg(data, where: str) -> dict:
     return data if isinstance(data, dict) else load_json(data, where)
 
 
-def dump_arrays(**arrays: numpy.ndarray) -> bytes:
-    """An uncompressed ``.npz`` archive of the arrays (no pickled objects)."""
+def dump_arrays(compress: bool = False, **arrays: numpy.ndarray) -> bytes:
+    """An ``.npz`` archive of the arrays (no pickled objects), deflated with
+    ``compress`` (``numpy.load`` reads both)."""
     buffer = io.BytesIO()
-    numpy.savez(buffer, **arrays)
+    (numpy.savez_compressed if compress else numpy.savez)(buffer, **arrays)
     return buffer.getvalue()
 
 
@@ -171,14 +172,15 @@ def dump_weight_vector(weights: numpy.ndarray, quantized: bool = False) -> bytes
     """A weight vector as ``dump_sparse_vector`` writes it, or with
     ``quantized`` as the bitmap of its non-zeros plus their 8-bit codes into
     a 256-value codebook (``features.weights.quantize``: the codes prediction
-    reads with ``quantize_weights``): n/8 + nnz + 1 KB bytes."""
+    reads with ``quantize_weights``): n/8 + nnz + 1 KB bytes before the
+    archive is deflated (the bitmap and the codes compress to about half)."""
     if not quantized:
         return dump_sparse_vector(weights)
     from ..features.weights import quantize
 
     q = quantize(weights)
     nonzero = q.codes != 0
-    return dump_arrays(n=numpy.array([q.codes.shape[0]], dtype="int64"),
+    return dump_arrays(compress=True, n=numpy.array([q.codes.shape[0]], dtype="int64"),
                        nonzero_bits=numpy.packbits(nonzero), codes=q.codes[nonzero],
                        codebook=q.codebook)
 

@@ -41,6 +41,31 @@ cpdef double single_constraint_tau(double loss, double margin, double sq_norm,
     return tau
 
 
+def k_constraint_alphas(WeightTable table, list constraints, double C):
+    """Dual variables of the k-constraint MIRA QP over ``constraints`` (a list
+    of ``(idx, val, loss)``) by Hildreth's algorithm, each clipped at ``C``;
+    and the largest margin loss. Used by MIRA and the sparseptron's debiasing."""
+    cdef int k = len(constraints)
+    G = np.empty((k, k), dtype=np.float64)
+    b = np.empty(k, dtype=np.float64)
+    alpha = np.zeros(k, dtype=np.float64)
+    cdef double[:, ::1] g = G
+    cdef double[::1] bv = b
+    cdef double[::1] av = alpha
+    cdef int i, j
+    cdef double loss = 0.0
+    for i in range(k):
+        bv[i] = constraints[i][2] - table.dot(constraints[i][0], constraints[i][1])
+        loss = max(loss, bv[i])
+        for j in range(i + 1):
+            g[i, j] = sparse_dot(constraints[i][0], constraints[i][1],
+                                 constraints[j][0], constraints[j][1])
+            g[j, i] = g[i, j]
+    with nogil:
+        hildreth_solve(&g[0, 0], &bv[0], k, C, &av[0], HILDRETH_MAX_ITER, HILDRETH_EPS)
+    return alpha, loss
+
+
 cdef class MIRA(OnlineLearner):
     """MIRA over the k best trees (k = 1: the closed form; k > 1: Hildreth).
 
@@ -92,25 +117,7 @@ cdef class MIRA(OnlineLearner):
 
     def solve(self, WeightTable table, list constraints):
         """Dual variables of the k-constraint QP and the largest margin loss."""
-        cdef int k = len(constraints)
-        G = np.empty((k, k), dtype=np.float64)
-        b = np.empty(k, dtype=np.float64)
-        alpha = np.zeros(k, dtype=np.float64)
-        cdef double[:, ::1] g = G
-        cdef double[::1] bv = b
-        cdef double[::1] av = alpha
-        cdef int i, j
-        cdef double loss = 0.0
-        for i in range(k):
-            bv[i] = constraints[i][2] - table.dot(constraints[i][0], constraints[i][1])
-            loss = max(loss, bv[i])
-            for j in range(i + 1):
-                g[i, j] = sparse_dot(constraints[i][0], constraints[i][1],
-                                     constraints[j][0], constraints[j][1])
-                g[j, i] = g[i, j]
-        with nogil:
-            hildreth_solve(&g[0, 0], &bv[0], k, self.C, &av[0], HILDRETH_MAX_ITER, HILDRETH_EPS)
-        return alpha, loss
+        return k_constraint_alphas(table, constraints, self.C)
 
     def __reduce__(self):
         return (MIRA, (self.C, self.k, self.averaged))

@@ -64,7 +64,10 @@ Debiasing (the paper's recommendation): after ``sparse_epochs`` passes the
 learner keeps the selected groups fixed, restarts the averaging from the
 current weights (warm start) and trains on with single-constraint MIRA
 (Crammer et al. 2006; McDonald et al. 2005) or PA-I, with every update
-restricted to the selected groups. The averaged weights are then exactly
+restricted to the selected groups. With ``k`` > 1 the parser decodes the k
+best trees and debiasing MIRA solves the k-constraint QP over them (as the
+dense MIRA learner, McDonald et al. 2005, Section 2.3.1); the sparse stage
+steps on the best tree only. The averaged weights are then exactly
 zero outside them. At the switch w is rescaled by the mean of
 n_wrong / (eta ||x||^2) over the sparse-stage updates: the sparse stage does
 not depend on the scale of w but MIRA does (its margin target is the loss),
@@ -77,7 +80,7 @@ from libc.stdint cimport uint8_t, uint64_t
 import numpy
 
 from ..features import feature_groups as _fg
-from .mira import single_constraint_tau
+from .mira import k_constraint_alphas, single_constraint_tau
 from .passive_aggressive import pa_tau
 from .base cimport Learner
 from .weight_table cimport WeightTable
@@ -121,6 +124,7 @@ cdef class Sparseptron(Learner):
     B: group budget. shrink_every: sentences between two shrink steps.
     sparse_epochs: passes of the sparse stage. debias: "MIRA", "PA-I" or
     "none". C: clip of the debiasing step (MIRA: None/inf = unclipped).
+    k: trees decoded per sentence, the constraints of debiasing MIRA.
     overlap: "first", "any" or "refill", how a bucket shared by several
     groups counts. support: "all" or "gold", which buckets make up the
     feature space (module docstring).
@@ -133,6 +137,7 @@ cdef class Sparseptron(Learner):
     cdef readonly str overlap
     cdef readonly str support
     cdef readonly double C
+    cdef readonly int k
     cdef readonly long long t            # sentences seen in the sparse stage
     cdef readonly long long n_train      # sentences per epoch
     cdef readonly bint debiasing         # in the second stage
@@ -162,7 +167,7 @@ cdef class Sparseptron(Learner):
 
     def __init__(self, int B=20, int shrink_every=32, int sparse_epochs=5,
                  str debias="MIRA", double C=INFINITY, str overlap="first",
-                 str support="all"):
+                 str support="all", int k=1):
         if B < 1:
             raise ValueError(f"Sparseptron: B (group budget) must be >= 1, got {B}")
         if shrink_every < 1:
@@ -171,6 +176,10 @@ cdef class Sparseptron(Learner):
             raise ValueError(f"Sparseptron: sparse_epochs must be >= 1, got {sparse_epochs}")
         if debias not in DEBIAS:
             raise ValueError(f"Sparseptron: debias must be one of {DEBIAS}, got {debias!r}")
+        if k < 1:
+            raise ValueError(f"Sparseptron: k must be >= 1, got {k}")
+        if k > 1 and debias != "MIRA":
+            raise ValueError(f"Sparseptron: k > 1 needs debias = 'MIRA', got {debias!r}")
         if not (C > 0.0):
             raise ValueError(f"Sparseptron: C must be > 0, got {C}")
         if overlap not in OVERLAP:
@@ -186,6 +195,8 @@ cdef class Sparseptron(Learner):
         self.sparse_epochs = sparse_epochs
         self.debias = debias
         self.C = C
+        self.k = k
+        self.k_best = k
         self.sparse_weights = True   # saved as bitmap + non-zero values
         self.n_train = 0
         self._map_arr = None
@@ -342,9 +353,12 @@ cdef class Sparseptron(Learner):
             raise ValueError("Sparseptron: weight table and group map differ in size")
         self._table = table
         for item in batch:
-            idx, val, n_wrong = item[0], item[1], item[2]
+            trees = item if isinstance(item, list) else [item]
+            idx, val, n_wrong = trees[0][0], trees[0][1], trees[0][2]
             total_wrong += n_wrong
-            if self.debiasing:
+            if self.debiasing and len(trees) > 1:
+                n_updates += self._debias_k_step(table, trees)
+            elif self.debiasing:
                 n_updates += self._debias_step(table, idx, val, n_wrong)
             else:
                 self.t += 1
@@ -425,6 +439,34 @@ cdef class Sparseptron(Learner):
             return 0
         table.add_ptr(&fi[0], &fv[0], k, tau)
         return 1
+
+    def _kept_part(self, const uint64_t[:] idx, const double[:] val):
+        """The entries of an update whose bucket belongs to a kept group."""
+        ids = numpy.asarray(idx)
+        keep = (self._mask_arr[ids] & numpy.uint64(self._kept_bits)) != 0
+        return (numpy.ascontiguousarray(ids[keep]),
+                numpy.ascontiguousarray(numpy.asarray(val, dtype=numpy.float64)[keep]))
+
+    def _debias_k_step(self, WeightTable table, list trees):
+        """Debiasing MIRA over the k best trees: the k-constraint QP on the
+        kept groups' part of each tree's update (one constraint: the closed
+        form of ``_debias_step``)."""
+        constraints = []
+        for idx, val, n_wrong in trees:
+            if n_wrong > 0 and idx.shape[0] > 0:
+                fi, fv = self._kept_part(idx, val)
+                if fi.shape[0] > 0:
+                    constraints.append((fi, fv, n_wrong))
+        if not constraints:
+            return 0
+        if len(constraints) == 1:
+            fi, fv, n_wrong = constraints[0]
+            return self._debias_step(table, fi, fv, n_wrong)
+        alpha, _ = k_constraint_alphas(table, constraints, self.C)
+        for (fi, fv, _), a in zip(constraints, alpha):
+            if a > 0.0:
+                table.add(fi, fv, a)
+        return 1 if alpha.sum() > 0.0 else 0
 
     def shrink(self, WeightTable table):
         """The budgeted group shrink of Figure 3 (O(table)); returns sigma."""
@@ -537,4 +579,4 @@ cdef class Sparseptron(Learner):
     def __repr__(self):
         return (f"Sparseptron(B={self.B}, shrink_every={self.shrink_every}, "
                 f"sparse_epochs={self.sparse_epochs}, debias={self.debias!r}, C={self.C}, "
-                f"overlap={self.overlap!r}, support={self.support!r})")
+                f"overlap={self.overlap!r}, support={self.support!r}, k={self.k})")
