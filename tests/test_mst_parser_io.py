@@ -88,7 +88,7 @@ def test_same_parts_on_disk_and_in_bytes(overfitted, tmp_path):
     files = {p.name: p.read_bytes() for p in (tmp_path / "comp").iterdir()}
     parts = srsly.msgpack_loads(parser.to_bytes())
     assert set(files) == set(parts) == {"cfg", "arc_weights.npz", "label_weights.npz",
-                                        "label_restrictions.npz"}
+                                        "label_restrictions.npz", "arc_filter.npz"}
     for name in files:
         assert files[name] == parts[name], name
     cfg = srsly.json_loads(files["cfg"])
@@ -106,8 +106,9 @@ def test_same_parts_on_disk_and_in_bytes(overfitted, tmp_path):
 def test_exclude_is_honoured(overfitted, tmp_path):
     nlp, parser = overfitted
     parts = srsly.msgpack_loads(parser.to_bytes(exclude=["label_weights"]))
-    assert set(parts) == {"cfg", "arc_weights.npz", "label_restrictions.npz"}
-    parser.to_disk(tmp_path / "comp", exclude=["arc_weights", "cfg", "label_restrictions"])
+    assert set(parts) == {"cfg", "arc_weights.npz", "label_restrictions.npz", "arc_filter.npz"}
+    parser.to_disk(tmp_path / "comp", exclude=["arc_weights", "cfg", "label_restrictions",
+                                               "arc_filter"])
     assert {p.name for p in (tmp_path / "comp").iterdir()} == {"label_weights.npz"}
     # loading with a part excluded keeps the component's own
     other = spacy.blank("en").add_pipe("mst_parser", config=SMALL)
@@ -172,6 +173,18 @@ def test_foreign_bytes_are_refused(overfitted):
 # or of the feature settings' keys is a new format: bump FORMAT_VERSION and add
 # its row here (older formats are refused until the first release).
 SAVED_FORMATS = {
+    9: {
+        "parts": {"cfg", "arc_weights.npz", "label_weights.npz", "label_restrictions.npz",
+                  "arc_filter.npz"},
+        "cfg": {"calibration", "decoder", "feature_choice", "feature_report", "features",
+                "filter_arcs", "format_version", "keep_heads", "label_buckets",
+                "label_temperature", "labeler_version", "labels", "max_sentence_length",
+                "n_best", "n_threads", "nonprojective_threshold", "order", "parallel_batch",
+                "probabilities", "quantize_weights", "replicas", "resolved_decoder",
+                "root_label", "spacy_mstparse_version", "temperature"},
+        "features": {"cluster_bits", "direction_backoff", "lemma", "n_buckets", "sibling_stops",
+                     "supertags", "tag_columns", "use_morph"},
+    },
     # 8: calibration (label temperature, record), keep_heads and, with
     # quantize_weights, weight archives of 8-bit codes + codebook
     8: {

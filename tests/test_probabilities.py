@@ -188,10 +188,14 @@ def test_tree_probabilities_of_all_trees_sum_to_one(trained_pipeline):
     words = ["The", "dog", "saw", "a", "cat"]
     doc = Doc(nlp.vocab, words=words, pos=["DET", "NOUN", "VERB", "DET", "NOUN"],
               tags=["DT", "NN", "VBD", "DT", "NN"])
-    doc = nlp.get_pipe("mst_parser")(doc)
+    parser = nlp.get_pipe("mst_parser")
+    doc = parser(doc)
     trees, single, proj, _ = enumerate_trees(len(words))
+    # the trees the arc filter allows (features/arc_filter.pyx) have all the probability
+    allowed = parser.graph.arc_filter.allowed(parser.encoder.encode(doc, [(0, len(doc))])[0])
+    kept = allowed[trees[:, 1:], np.arange(1, len(words) + 1)].all(axis=1)
     (parses,) = doc._.parses
-    assert len(parses) == int((single & proj).sum())
+    assert 0 < len(parses) == int((single & proj & kept).sum()) < int((single & proj).sum())
     assert sum(p["prob"] for p in parses) == pytest.approx(1.0, abs=1e-6)
 
 
@@ -269,9 +273,11 @@ def test_second_order_probabilities_are_exact(train_examples_o2):
         doc = parser(doc)
         (parses,) = doc._.parses
         trees, single, proj, _ = enumerate_trees(len(words))
-        assert len(parses) == int((single & proj).sum())
+        sentence = parser.encoder.encode(doc, [(0, 5)])[0]
+        kept = parser.graph.arc_filter.allowed(sentence)[trees[:, 1:], np.arange(1, 6)].all(axis=1)
+        assert len(parses) == int((single & proj & kept).sum())
         assert sum(p["prob"] for p in parses) == pytest.approx(1.0, abs=1e-6)
-        factors = parser.graph.scores(parser.encoder.encode(doc, [(0, 5)])[0])
+        factors = parser.graph.scores(sentence)
         arc, sib = factors.arc, factors.sib
         assert sib is not None and np.abs(sib).sum() > 0
         expected, _ = second_order_marginals(arc, sib, 0.8)

@@ -27,6 +27,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
+from ..features.arc_filter import ArcFilter
 from ..features.config import FeatureConfig
 from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
@@ -41,9 +42,9 @@ from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES 
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
-FORMAT_VERSION = 8
+FORMAT_VERSION = 9
 JOINED_CHUNK_LABEL = "dep"
-RESTRICTIONS, CLUSTERS = "label_restrictions.npz", "clusters.npz"
+RESTRICTIONS, CLUSTERS, ARC_FILTER = "label_restrictions.npz", "clusters.npz", "arc_filter.npz"
 
 @Language.factory(
     "mst_parser",
@@ -57,7 +58,8 @@ def make_mst_parser(nlp: Language, name: str, decoder: T["decoder"], order: T["o
                     nonprojective_threshold: T["nonprojective_threshold"], replicas: T["replicas"],
                     probabilities: T["probabilities"], n_threads: T["n_threads"],
                     quantize_weights: T["quantize_weights"], parallel_batch: T["parallel_batch"],
-                    constraints: T["constraints"], keep_heads: T["keep_heads"]):
+                    constraints: T["constraints"], keep_heads: T["keep_heads"],
+                    filter_arcs: T["filter_arcs"]):
     """Graph-based dependency parser (the settings and their types: mst_parser_settings)."""
     with config_errors(f"components.{name}"):  # checks of several settings together
         return MSTParser(nlp.vocab, **{k: v for k, v in locals().items() if k != "nlp"})
@@ -77,12 +79,13 @@ class MSTParser(DependencyPipe):
                  scorer: Optional[Callable] = score_parse, probabilities: Optional[bool] = None,
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
                  parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
-                 constraints: Optional[str] = None, keep_heads: Optional[int] = None):
+                 constraints: Optional[str] = None, keep_heads: Optional[int] = None,
+                 filter_arcs: Optional[bool] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
                  "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
-                 "replicas": replicas, "keep_heads": keep_heads}
+                 "replicas": replicas, "keep_heads": keep_heads, "filter_arcs": filter_arcs}
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
         self.learner = default_setting("learner") if learner is None else learner
         self.features = default_setting("features") if features is None else features
@@ -154,6 +157,8 @@ class MSTParser(DependencyPipe):
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
+        if self.cfg["filter_arcs"]:
+            self.graph.fit_arc_filter(gold)
         self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
         self.trainer.begin(gold)
         self._fresh = self._calibrated = False
@@ -299,6 +304,7 @@ class MSTParser(DependencyPipe):
             "arc_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[0], q8),
             "label_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[1], q8),
             RESTRICTIONS: lambda: ser.dump_arrays(**self.graph.restriction_arrays()),
+            ARC_FILTER: lambda: ser.dump_arrays(**self.graph.arc_filter_arrays()),
         }
 
     def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
@@ -309,11 +315,14 @@ class MSTParser(DependencyPipe):
                   for stem in ("arc_weights", "label_weights")}
         restrictions = (ser.load_arrays(parts[RESTRICTIONS], where(RESTRICTIONS), ("keys", "allowed"))
                         if RESTRICTIONS in parts else None)  # excluded or older: keep ours / none
+        arc_filter = (ser.load_object(parts[ARC_FILTER], where(ARC_FILTER), ArcFilter, ("tags", "limits"))
+                      if ARC_FILTER in parts else None)  # excluded: keep ours
         self.inputs.restore_clusters(parts.get(CLUSTERS), where(CLUSTERS))
         self.graph, old = self._new_model(), self.graph
         try:
             self.graph.set_weights(arrays["arc_weights"], arrays["label_weights"])
             self.graph.set_restriction_arrays(restrictions or (old and old.restriction_arrays()))
+            self.graph.set_arc_filter(arc_filter or (old and old.arc_filter))
         except ValueError as err:
             raise ser.ModelDataError(f"{where('arc_weights.npz')}: {err}") from None
         self.trainer = None

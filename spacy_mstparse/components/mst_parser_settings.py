@@ -19,6 +19,9 @@ Run-time settings: probabilities (token._.head_prob / dep_prob, calibrated
 at the end of training: components/mst_calibration.py), n_best, n_threads,
 quantize_weights, parallel_batch (training), keep_heads (arc pruning in
 prediction: the best heads kept per word, 0 = none; graph/model.py).
+filter_arcs: fit the arc filter at ``initialize`` (features/arc_filter.pyx):
+    in prediction, arcs longer than the training trees show for their head
+    tag, child tag and direction are not scored; saved with the model.
 """
 from typing import Callable, Optional
 
@@ -58,6 +61,9 @@ DEFAULT_CONFIG = {
     "constraints": "nonprojective",
     # arc pruning in prediction: the keep_heads best heads per word (0: none; graph/model.py)
     "keep_heads": 0,
+    # predict scoring only arcs as long as the training trees show for their tags
+    # (features/arc_filter.pyx)
+    "filter_arcs": True,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -80,6 +86,7 @@ SETTING_TYPES = {
     "replicas": positive_int,
     "constraints": one_of(*POLICIES),
     "keep_heads": at_least(0),
+    "filter_arcs": bool,
 }
 
 

@@ -19,7 +19,7 @@ import io
 import json
 import zipfile
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 import numpy
 from spacy import util
@@ -103,6 +103,16 @@ def load_arrays(data: bytes, where: str, keys: Iterable[str]) -> Dict[str, numpy
     if missing:
         raise ModelDataError(f"{where}: the archive lacks {', '.join(missing)}")
     return arrays
+
+
+def load_object(data: bytes, where: str, build: Callable[..., Any], keys: Iterable[str]):
+    """``build(**arrays)`` of a ``dump_arrays`` archive with ``keys``; arrays
+    ``build`` refuses (ValueError) are a ModelDataError naming the file."""
+    arrays = load_arrays(data, where, keys)
+    try:
+        return build(**{key: arrays[key] for key in keys})
+    except ValueError as err:
+        raise ModelDataError(f"{where}: {err}") from None
 
 
 def dump_sparse_vector(weights: numpy.ndarray) -> bytes:

@@ -1,5 +1,6 @@
 from libc.stdint cimport int32_t, uint64_t
 
+from .arc_filter cimport ArcFilter
 from .distance cimport direction_distance
 from .sentence cimport Sentence
 from .weights cimport Weights
@@ -24,6 +25,7 @@ cdef class FirstOrderFeatures:
     cdef readonly bint direction_backoff
     cdef readonly bint cluster_row
     cdef uint64_t mask
+    cdef readonly ArcFilter arc_filter   # None: every arc is scored
 
     cdef int unigram_bases(self, Sentence s, int i, bint as_head, uint64_t* out) noexcept nogil
     cdef void unigram_sums(self, Sentence s, int i, bint as_head, const Weights* w,

@@ -25,6 +25,8 @@ bucket of a table of ``n_buckets`` float32 weights; each emitter states the
 template key (``templates.pyx``) of every hash it emits (``return_keys``).
 Head-only and child-only features do not depend on the other end of the arc,
 so scoring precomputes their sums per token, direction and distance bin.
+With an ``ArcFilter`` (``arc_filter.pyx``) the arcs it rules out are not
+scored at all.
 """
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
@@ -34,6 +36,7 @@ from libc.string cimport memset
 import numpy
 
 from ..decoders.pruning cimport keep_best_heads
+from .arc_filter cimport ArcFilter, arc_allowed
 from .emit cimport KeySink, NoKeys, put, put1, put2
 from .hashing cimport mix, mix3, mix_all
 from .templates cimport *
@@ -102,10 +105,11 @@ cdef class FirstOrderFeatures:
         alone (three weights per feature instead of two).
     cluster_row (bool): the last of the n_tagsets rows holds word clusters
         (adds the hybrid cluster pairs).
+    arc_filter (ArcFilter): arcs it does not allow are not scored (-inf).
     """
 
     def __init__(self, uint64_t n_buckets, int n_tagsets=1, bint use_morph=False,
-                 bint direction_backoff=False, bint cluster_row=False):
+                 bint direction_backoff=False, bint cluster_row=False, ArcFilter arc_filter=None):
         if n_buckets < 2 or (n_buckets & (n_buckets - 1)) != 0:
             raise ValueError(f"n_buckets must be a power of two >= 2, got {n_buckets}")
         if not 1 <= n_tagsets <= MAX_TAGSETS:
@@ -118,10 +122,17 @@ cdef class FirstOrderFeatures:
         if cluster_row and n_tagsets < 2:
             raise ValueError("cluster_row needs a tag row besides the cluster row")
         self.cluster_row = cluster_row
+        self.arc_filter = arc_filter
 
     def __reduce__(self):
         return (FirstOrderFeatures, (self.n_buckets, self.n_tagsets, self.use_morph,
-                                     self.direction_backoff, self.cluster_row))
+                                     self.direction_backoff, self.cluster_row, self.arc_filter))
+
+    def with_arc_filter(self, ArcFilter arc_filter=None):
+        """The same features scoring only the arcs ``arc_filter`` allows
+        (``features.arc_filter``; None: every arc)."""
+        return FirstOrderFeatures(self.n_buckets, self.n_tagsets, self.use_morph,
+                                  self.direction_backoff, self.cluster_row, arc_filter)
 
     @property
     def n_conjunctions(self):
@@ -256,9 +267,10 @@ cdef class FirstOrderFeatures:
                         int keep=0, bint first_pass_only=False) noexcept nogil:
         """Fill ``out`` ((n+1) x (n+1), row-major) with arc scores; 0 where unused.
 
-        keep > 0: arc pruning (``decoders.pruning``): only the ``keep`` best
-        heads of each word under ``first_pass_score`` (and its left
-        neighbour) get the full score, the other arcs -inf.
+        Arcs the ``arc_filter`` does not allow get -inf, unscored. keep > 0:
+        arc pruning (``decoders.pruning``): only the ``keep`` best heads of
+        each word under ``first_pass_score`` (and its left neighbour) get the
+        full score, the other arcs -inf.
         first_pass_only: fill ``out`` with the first-pass scores instead.
         Returns -1 if memory could not be allocated.
         """
@@ -271,6 +283,9 @@ cdef class FirstOrderFeatures:
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
         cdef uint64_t* parts = <uint64_t*>malloc(N * PARTS_STRIDE * sizeof(uint64_t))
         cdef unsigned char* kept = NULL
+        cdef int* rows = NULL            # the arc filter's row of every token's tag
+        cdef const uint8_t* limits = NULL
+        cdef int stride = 0
         cdef int n_between[MAX_TAGSETS]
         cdef int i, h, c, t, step, k, cur = 0, pending = -1, pending_k = 0
         cdef double pending_base = 0.0
@@ -279,6 +294,14 @@ cdef class FirstOrderFeatures:
             free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
             return -1
         memset(out, 0, N * N * sizeof(float))
+        if self.arc_filter is not None:
+            rows = <int*>malloc(N * sizeof(int))
+            if rows is NULL:
+                free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
+                return -1
+            self.arc_filter.tag_rows(s, rows)
+            limits = &self.arc_filter.limits_view[0]
+            stride = self.arc_filter.n_tags + 1
         # Head-only and child-only templates: one sum per token and dd code.
         for i in range(N):
             self.unigram_sums(s, i, True, w, buf, ids, head_sum + i * N_DD)
@@ -286,15 +309,21 @@ cdef class FirstOrderFeatures:
         if first_pass_only or (0 < keep < n):
             for h in range(N):
                 for c in range(1, N):
-                    if c != h:
+                    if c == h:
+                        continue
+                    if rows is not NULL and not arc_allowed(limits, stride, rows, h, c):
+                        out[h * N + c] = -INFINITY
+                    else:
                         out[h * N + c] = <float>(scale * self.first_pass_score(
                             s, h, c, w, head_sum, child_sum))
             if first_pass_only:
                 free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
+                free(rows)
                 return 0
             kept = <unsigned char*>malloc(N * N)
             if kept is NULL:
                 free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
+                free(rows)
                 return -1
             keep_best_heads(out, n, keep, kept)
         for i in range(N):
@@ -312,7 +341,8 @@ cdef class FirstOrderFeatures:
                         for t in range(s.n_tagsets):
                             add_between(between + t * N, &n_between[t], N,
                                         s.tag_row(t)[c - step])
-                    if kept is not NULL and not kept[h * N + c]:
+                    if ((kept is not NULL and not kept[h * N + c]) or (rows is not NULL
+                            and not arc_allowed(limits, stride, rows, h, c))):
                         out[h * N + c] = -INFINITY
                     else:
                         k = arc_ids(self, s, h, c, between, n_between, parts, buf,
@@ -329,7 +359,7 @@ cdef class FirstOrderFeatures:
             out[pending] = <float>(scale * arc_total(self.direction_backoff,
                 ids + (1 - cur) * 3 * cap, pending_k, w, pending_base))
         free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(kept)
-        free(parts)
+        free(parts); free(rows)
         return 0
 
     def score(self, Sentence s, weights, float scale=1.0, int keep=0, bint first_pass=False):

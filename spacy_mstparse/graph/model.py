@@ -28,6 +28,7 @@ import numpy
 
 from ..decoders.dispatch import DECODERS, Factors, decode, serves
 from ..decoders.pruning import prune
+from ..features.arc_filter import ArcFilter
 from ..features.config import FeatureConfig
 from ..features.grandparent import GrandparentFeatures
 from ..features.second_order import SiblingFeatures
@@ -39,7 +40,9 @@ from .batch import FIRST_PASS_WIDTH, parse_sentences
 
 class GraphModel:
     """Scores, decodes and labels sentences with fixed prediction weights.
-    (Label restrictions: ``restriction_arrays`` / ``set_restriction_arrays``.)
+    (Label restrictions: ``restriction_arrays`` / ``set_restriction_arrays``;
+    the arc filter: ``fit_arc_filter`` / ``arc_filter_arrays`` /
+    ``set_arc_filter``.)
 
     features: the ``FeatureConfig`` (first-order extractor, table size).
     order: 1 (arcs), 2 (arcs and adjacent siblings) or 3 (arcs, adjacent
@@ -50,6 +53,9 @@ class GraphModel:
     labeler_version: the labeler's version (``labeler.arc_labeler``; 1 for
         models saved before version 2 existed).
     quantize_weights: predict with 8-bit arc weights.
+    The arc filter (``fit_arc_filter``, ``features.arc_filter``): in
+        prediction, arcs longer than the training trees show for their tag
+        pair and direction are not scored.
     keep_heads: arc pruning in prediction (``decoders.pruning``; 0 = none):
         only the ``keep_heads`` best heads of every word are kept, by the
         first-pass scores at order 1 (the other arcs are not fully scored),
@@ -86,7 +92,9 @@ class GraphModel:
                              "(FeatureConfig.resolve)")
         self.check_settings(order, decoder, (), features.sibling_stops)
         self.features = features
-        self.first_order = features.first_order
+        self.first_order = features.first_order   # every arc (training)
+        self.arc_filter: Optional[ArcFilter] = None
+        self.prediction_first_order = features.first_order   # with the arc filter
         self.order = int(order)
         self.decoder = decoder
         self.sibling = (SiblingFeatures(features.n_buckets, features.n_tagsets,
@@ -182,13 +190,14 @@ class GraphModel:
         order 3 by the full arc scores."""
         keep = self.pruning(weights is None and pruned)
         w = self.prediction_arc_weights if weights is None else weights
+        first = self.prediction_first_order if weights is None and pruned else self.first_order
         if self.sibling is None:
-            return Factors(self.first_order.score(sentence, w, scale, keep))
-        arc = self.first_order.score(
+            return Factors(first.score(sentence, w, scale, keep))
+        arc = first.score(
             sentence, w, scale, FIRST_PASS_WIDTH * keep if self.grandparent is None else 0)
         if keep:
             prune(arc, keep)
-        sib = self.sibling.score(sentence, w, scale, arc if keep else None)
+        sib = self.sibling.score(sentence, w, scale, arc)
         grand = (self.grandparent.score(sentence, w, scale, arc)
                  if self.grandparent is not None else None)
         return Factors(arc, sib, grand)
@@ -232,6 +241,25 @@ class GraphModel:
         if arrays is not None and self.labeler is not None:
             self.labeler.set_restrictions(arrays["keys"], arrays["allowed"])
 
+    def fit_arc_filter(self, gold) -> None:
+        """Limit the arcs scored in prediction to the lengths the gold trees
+        ``gold`` ((Sentence, heads, ...) items) show for each tag pair and
+        direction (``features.arc_filter``)."""
+        self.set_arc_filter(ArcFilter.fit((item[0], item[1]) for item in gold))
+
+    def set_arc_filter(self, arc_filter: Optional[ArcFilter]) -> None:
+        """Predict scoring only the arcs ``arc_filter`` allows (None, or a
+        filter without tags: every arc)."""
+        if arc_filter is not None and arc_filter.n_tags == 0:
+            arc_filter = None
+        self.arc_filter = arc_filter
+        self.prediction_first_order = self.features.first_order.with_arc_filter(arc_filter)
+
+    def arc_filter_arrays(self) -> Dict[str, numpy.ndarray]:
+        """The arc filter as arrays (``ArcFilter.arrays``; without a filter,
+        those of ``ArcFilter.unlimited``)."""
+        return (self.arc_filter or ArcFilter.unlimited()).arrays()
+
     def tree_features(self, sentence, heads) -> numpy.ndarray:
         """Feature ids (uint64, with repeats) of a tree: arcs, siblings for
         order 2, siblings and grandparents for order 3."""
@@ -252,8 +280,8 @@ class GraphModel:
         spread over ``n_threads`` threads (same results for any number)."""
         if not self.has_weights:
             raise ValueError("the model has no weights: train it or load saved weights")
-        return parse_sentences(list(sentences), self.first_order, self.sibling, self.grandparent,
-                               DECODERS[self.decoder].code, self.prediction_arc_weights,
+        return parse_sentences(list(sentences), self.prediction_first_order, self.sibling,
+                               self.grandparent, DECODERS[self.decoder].code, self.prediction_arc_weights,
                                self.labeler, self.label_weights, self.root_label_id,
                                n_threads, self.pruning(True))
 
