@@ -18,9 +18,10 @@ shared machine can still compare). The load average is recorded at every
 round.
 
 Systems: ``o1`` / ``o2`` with the prediction settings of the config files
-as they are now (``quantize_weights``, ``keep_heads``), ``-before`` with the
-settings the configs had before the speed changes (first order float
-weights, second order 8-bit without pruning), ``-float`` / ``-q8`` forcing
+as they are now (``quantize_weights``, ``keep_heads``, ``filter_arcs``),
+``-before`` with the settings the configs had before the speed changes
+(first order float weights, second order 8-bit without pruning, neither
+with the arc filter), ``-float`` / ``-q8`` forcing
 the weights, ``-t2`` with ``n_threads = 2`` (``--threads``). Also: dev UAS /
 LAS (punctuation excluded) of every variant, whether 1 and 2 threads give
 identical parses, and a profile of each ``mst_parser`` system
@@ -43,8 +44,8 @@ from typing import Dict, List
 from benchmarks import common, parse_profile, shipped_models
 from benchmarks.bench_speed import heads_of, uas_las
 
-BEFORE = {"o1": {"quantize_weights": False, "keep_heads": 0},
-          "o2": {"quantize_weights": True, "keep_heads": 0}}
+BEFORE = {"o1": {"quantize_weights": False, "keep_heads": 0, "filter_arcs": False},
+          "o2": {"quantize_weights": True, "keep_heads": 0, "filter_arcs": False}}
 
 
 def config_settings(path: Path) -> Dict[str, object]:

@@ -9,8 +9,8 @@ sentences, encoding them into ``Sentence`` arrays, writing heads and labels
 back) is ``pipe`` minus ``parse_batch``:
 
 * ``arc_scoring``: the first-order arc score matrix (McDonald et al. 2005),
-  with arc pruning ``keep_heads`` as the model predicts (the first pass and
-  the full scores of the arcs it keeps);
+  with the arc filter and arc pruning ``keep_heads`` as the model predicts
+  (the first pass and the full scores of the arcs it keeps);
 * ``arc_pruning``: keeping the ``keep_heads`` best heads by the full arc
   scores (order 2);
 * ``sibling_factors`` / ``stop_factors`` (order 2): sibling scores alone
@@ -67,7 +67,7 @@ def profile(parser, docs: Sequence, repeats: int = 3) -> Dict[str, float]:
         lambda: [parser.encoder.encode_docs(list(zip(docs[i:i + 128], bounds[i:i + 128])))
                  for i in range(0, len(docs), 128)], repeats)
     sents = [s for batch in encoded for doc in batch for s in doc]
-    first = graph.first_order
+    first = graph.prediction_first_order   # with the arc filter when it is on
     if graph.sibling is None:
         stages["arc_scoring"], arcs = best_of(
             lambda: [first.score(s, w, 1.0, keep) for s in sents], repeats)
@@ -81,7 +81,7 @@ def profile(parser, docs: Sequence, repeats: int = 3) -> Dict[str, float]:
                                                repeats)
             arcs = [prune(a, keep) for a in arcs]
         sib = graph.sibling
-        given = arcs if keep else [None] * len(arcs)
+        given = arcs   # the factors of -inf (pruned, filtered) arcs are skipped
         if sib.stops:
             bare = SiblingFeatures(sib.n_buckets, sib.n_tagsets, False)
             stages["sibling_factors"], _ = best_of(

@@ -157,3 +157,21 @@ def test_filter_arcs_false_trains_without_a_filter():
     assert parser.graph.arc_filter is None
     loaded = spacy.blank("en").add_pipe("mst_parser", config=config).from_bytes(parser.to_bytes())
     assert loaded.graph.arc_filter is None
+
+
+def test_filter_arcs_false_at_load_time_scores_every_arc(trained_pipeline, sample_dev):
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.pipeline_input import make_input_docs
+
+    off = spacy.load(trained_pipeline, config={"components": {"mst_parser": {
+        "filter_arcs": False}}})
+    on = spacy.load(trained_pipeline)
+    unfiltered = spacy.load(trained_pipeline)
+    unfiltered.get_pipe("mst_parser").graph.set_arc_filter(None)
+    gold = list(read_conllu(sample_dev, on.vocab))[:60]
+    heads = {}
+    for name, nlp in (("off", off), ("on", on), ("none", unfiltered)):
+        docs = nlp.get_pipe("mst_parser").pipe(make_input_docs(gold, nlp.vocab, gold_tags=True))
+        heads[name] = [[t.head.i for t in doc] for doc in docs]
+    assert heads["off"] == heads["none"]
+    assert on.get_pipe("mst_parser").graph.filter_arcs and not off.get_pipe("mst_parser").graph.filter_arcs

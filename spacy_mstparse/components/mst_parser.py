@@ -227,6 +227,7 @@ class MSTParser(DependencyPipe):
             self._fresh = True
         self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime settings
         self.graph.keep_heads = self.cfg["keep_heads"]
+        self.graph.filter_arcs = self.cfg["filter_arcs"]
         return self.graph.arc_weights, self.graph.label_weights
 
     def predict(self, docs: Iterable[Doc]):

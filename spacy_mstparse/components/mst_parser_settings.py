@@ -19,9 +19,10 @@ Run-time settings: probabilities (token._.head_prob / dep_prob, calibrated
 at the end of training: components/mst_calibration.py), n_best, n_threads,
 quantize_weights, parallel_batch (training), keep_heads (arc pruning in
 prediction: the best heads kept per word, 0 = none; graph/model.py).
-filter_arcs: fit the arc filter at ``initialize`` (features/arc_filter.pyx):
-    in prediction, arcs longer than the training trees show for their head
-    tag, child tag and direction are not scored; saved with the model.
+filter_arcs: fit the arc filter at ``initialize`` (features/arc_filter.pyx),
+    saved with the model, and predict with it: arcs longer than the training
+    trees show for their head tag, child tag and direction are not scored
+    (false at load time: every arc scored).
 """
 from typing import Callable, Optional
 

@@ -52,9 +52,12 @@ cdef class ArcFilter:
         return (ArcFilter, (self._tags, self._limits))
 
     @classmethod
-    def fit(cls, items):
+    def fit(cls, items, int slack=SLACK):
         """The filter of the training trees ``items``: (Sentence, heads)
-        pairs (heads[c] < 0: c's head unknown, skipped)."""
+        pairs (heads[c] < 0: c's head unknown, skipped); ``slack`` distance
+        bins allowed beyond the longest seen."""
+        if slack < 0:
+            raise ValueError(f"slack must be >= 0, got {slack}")
         cdef Sentence s
         cdef int c, h
         counts = {}
@@ -76,7 +79,7 @@ cdef class ArcFilter:
             i, j = row.get(head, t), row.get(child, t)
             if bin_ > longest[i, j, int(right)]:
                 longest[i, j, int(right)] = bin_
-        limits = numpy.minimum(longest + 1 + SLACK, N_DISTANCE_BINS).astype("uint8")
+        limits = numpy.minimum(longest + 1 + slack, N_DISTANCE_BINS).astype("uint8")
         limits[t, :, :] = NO_LIMIT
         limits[:, t, :] = NO_LIMIT
         return cls(tag_ids, limits)

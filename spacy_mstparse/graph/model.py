@@ -54,8 +54,9 @@ class GraphModel:
         models saved before version 2 existed).
     quantize_weights: predict with 8-bit arc weights.
     The arc filter (``fit_arc_filter``, ``features.arc_filter``): in
-        prediction, arcs longer than the training trees show for their tag
-        pair and direction are not scored.
+        prediction (while ``filter_arcs``, a runtime setting), arcs longer
+        than the training trees show for their tag pair and direction are
+        not scored.
     keep_heads: arc pruning in prediction (``decoders.pruning``; 0 = none):
         only the ``keep_heads`` best heads of every word are kept, by the
         first-pass scores at order 1 (the other arcs are not fully scored),
@@ -94,7 +95,8 @@ class GraphModel:
         self.features = features
         self.first_order = features.first_order   # every arc (training)
         self.arc_filter: Optional[ArcFilter] = None
-        self.prediction_first_order = features.first_order   # with the arc filter
+        self._filtered = features.first_order     # the same with the arc filter
+        self.filter_arcs = True   # runtime: predict with the arc filter, if there is one
         self.order = int(order)
         self.decoder = decoder
         self.sibling = (SiblingFeatures(features.n_buckets, features.n_tagsets,
@@ -253,7 +255,13 @@ class GraphModel:
         if arc_filter is not None and arc_filter.n_tags == 0:
             arc_filter = None
         self.arc_filter = arc_filter
-        self.prediction_first_order = self.features.first_order.with_arc_filter(arc_filter)
+        self._filtered = self.features.first_order.with_arc_filter(arc_filter)
+
+    @property
+    def prediction_first_order(self):
+        """The first-order features prediction scores with: with the arc
+        filter unless ``filter_arcs`` is off."""
+        return self._filtered if self.filter_arcs else self.first_order
 
     def arc_filter_arrays(self) -> Dict[str, numpy.ndarray]:
         """The arc filter as arrays (``ArcFilter.arrays``; without a filter,
