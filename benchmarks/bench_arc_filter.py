@@ -79,6 +79,7 @@ def main(argv=None) -> int:
         dev_trees = common.encoded_gold(parser, dev_examples)
         gold = list(read_conllu(dev, nlp.vocab, n_sents=1))
         docs = make_input_docs(gold, nlp.vocab, gold_tags=True)
+        list(parser.pipe(common.copy_docs(docs[:200]), batch_size=128))   # warm-up (8-bit codes)
         runs = {}
         for slack in [None] + slacks:
             arc_filter = None if slack is None else ArcFilter.fit(train_trees, slack)
