@@ -225,9 +225,8 @@ class MSTParser(DependencyPipe):
         if self.trainer is not None and not self._fresh:
             self.trainer.install_weights()
             self._fresh = True
-        self.graph.quantize_weights = self.cfg["quantize_weights"]  # runtime settings
-        self.graph.keep_heads = self.cfg["keep_heads"]
-        self.graph.filter_arcs = self.cfg["filter_arcs"]
+        for key in ("quantize_weights", "keep_heads", "filter_arcs"):   # runtime settings
+            setattr(self.graph, key, self.cfg[key])
         return self.graph.arc_weights, self.graph.label_weights
 
     def predict(self, docs: Iterable[Doc]):

@@ -7,13 +7,13 @@ keeps the longest distance bin (``distance.pxd``: 1, 2, 3, 4, 5, 6-10, more
 than 10) of a training arc, and allows ``SLACK`` bins beyond it; a pair
 never seen as an arc is allowed the first ``SLACK`` bins. In prediction
 longer arcs are not scored (-inf), which spares their features: on the UD
-treebanks measured a third to a half of all arcs, with no loss of
+treebanks measured a fifth to a half of all arcs, with no loss of
 attachment accuracy (BENCHMARKS.md, "Speed"). Training scores every arc
 (trained under the filter, the first-order EWT model came out 0.05 UAS
-lower on dev). The left neighbour of
-every word stays allowed, so the chain 0 -> 1 -> ... -> n, a projective tree,
-always survives. Tags the filter did not see in training (and tags beyond
-the ``MAX_TAGS`` most frequent) limit nothing.
+lower on dev). The left neighbour of every word stays allowed, so the
+chain 0 -> 1 -> ... -> n, a projective tree, always survives. Tags the
+filter did not see in training (and tags beyond the ``MAX_TAGS`` most
+frequent) limit nothing.
 """
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 
