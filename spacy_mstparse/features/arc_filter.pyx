@@ -15,7 +15,7 @@ chain 0 -> 1 -> ... -> n, a projective tree, always survives. Tags the
 filter did not see in training (and tags beyond the ``MAX_TAGS`` most
 frequent) limit nothing.
 """
-from libc.stdint cimport int32_t, uint8_t, uint64_t
+from libc.stdint cimport uint8_t, uint64_t
 
 import numpy
 

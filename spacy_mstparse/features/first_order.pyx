@@ -283,22 +283,19 @@ cdef class FirstOrderFeatures:
         cdef uint64_t* between = <uint64_t*>malloc(s.n_tagsets * N * sizeof(uint64_t))
         cdef uint64_t* parts = <uint64_t*>malloc(N * PARTS_STRIDE * sizeof(uint64_t))
         cdef unsigned char* kept = NULL
-        cdef int* rows = NULL            # the arc filter's row of every token's tag
+        cdef int* rows = <int*>malloc(N * sizeof(int))   # the arc filter's row of each tag
         cdef const uint8_t* limits = NULL
         cdef int stride = 0
         cdef int n_between[MAX_TAGSETS]
         cdef int i, h, c, t, step, k, cur = 0, pending = -1, pending_k = 0
         cdef double pending_base = 0.0
         if (buf is NULL or ids is NULL or head_sum is NULL or child_sum is NULL
-                or between is NULL or parts is NULL):
+                or between is NULL or parts is NULL or rows is NULL):
             free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
+            free(rows)
             return -1
         memset(out, 0, N * N * sizeof(float))
         if self.arc_filter is not None:
-            rows = <int*>malloc(N * sizeof(int))
-            if rows is NULL:
-                free(buf); free(ids); free(head_sum); free(child_sum); free(between); free(parts)
-                return -1
             self.arc_filter.tag_rows(s, rows)
             limits = &self.arc_filter.limits_view[0]
             stride = self.arc_filter.n_tags + 1
@@ -311,7 +308,7 @@ cdef class FirstOrderFeatures:
                 for c in range(1, N):
                     if c == h:
                         continue
-                    if rows is not NULL and not arc_allowed(limits, stride, rows, h, c):
+                    if limits is not NULL and not arc_allowed(limits, stride, rows, h, c):
                         out[h * N + c] = -INFINITY
                     else:
                         out[h * N + c] = <float>(scale * self.first_pass_score(
@@ -341,7 +338,7 @@ cdef class FirstOrderFeatures:
                         for t in range(s.n_tagsets):
                             add_between(between + t * N, &n_between[t], N,
                                         s.tag_row(t)[c - step])
-                    if ((kept is not NULL and not kept[h * N + c]) or (rows is not NULL
+                    if ((kept is not NULL and not kept[h * N + c]) or (limits is not NULL
                             and not arc_allowed(limits, stride, rows, h, c))):
                         out[h * N + c] = -INFINITY
                     else:
