@@ -220,20 +220,26 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
             c_out = _cell(&ch, K_SB, s, t)
             for r in range(s, t):
                 _combine(&ch, c_out, _cell(&ch, K_CR, s, r), _cell(&ch, K_CL, r + 1, t), 0.0, 0, r)
-            # IR[s, t]: arc s -> t.
+            # IR[s, t]: arc s -> t (none if the arc is forbidden or pruned: -inf).
             c_out = _cell(&ch, K_IR, s, t)
-            extra = arc[s * N + t] + (sib[(s * N + s) * N + t] if sib is not NULL else 0.0)
-            _combine(&ch, c_out, _cell(&ch, K_IR, s, s), _cell(&ch, K_CL, s + 1, t), extra, 0, s)
-            for r in range(s + 1, t):
-                extra = arc[s * N + t] + (sib[(s * N + r) * N + t] if sib is not NULL else 0.0)
-                _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_SB, r, t), extra, 1, r)
+            if arc[s * N + t] > -INFINITY:
+                extra = arc[s * N + t] + (sib[(s * N + s) * N + t] if sib is not NULL else 0.0)
+                _combine(&ch, c_out, _cell(&ch, K_IR, s, s), _cell(&ch, K_CL, s + 1, t),
+                         extra, 0, s)
+                for r in range(s + 1, t):
+                    extra = arc[s * N + t] + (sib[(s * N + r) * N + t] if sib is not NULL else 0.0)
+                    _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_SB, r, t),
+                             extra, 1, r)
             # IL[s, t]: arc t -> s.
             c_out = _cell(&ch, K_IL, s, t)
-            extra = arc[t * N + s] + (sib[(t * N + t) * N + s] if sib is not NULL else 0.0)
-            _combine(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _cell(&ch, K_IL, t, t), extra, 0, t)
-            for r in range(s + 1, t):
-                extra = arc[t * N + s] + (sib[(t * N + r) * N + s] if sib is not NULL else 0.0)
-                _combine(&ch, c_out, _cell(&ch, K_SB, s, r), _cell(&ch, K_IL, r, t), extra, 1, r)
+            if arc[t * N + s] > -INFINITY:
+                extra = arc[t * N + s] + (sib[(t * N + t) * N + s] if sib is not NULL else 0.0)
+                _combine(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _cell(&ch, K_IL, t, t),
+                         extra, 0, t)
+                for r in range(s + 1, t):
+                    extra = arc[t * N + s] + (sib[(t * N + r) * N + s] if sib is not NULL else 0.0)
+                    _combine(&ch, c_out, _cell(&ch, K_SB, s, r), _cell(&ch, K_IL, r, t),
+                             extra, 1, r)
             # CR[s, t] and CL[s, t], with the stop factor of the head's
             # outermost dependent r.
             c_out = _cell(&ch, K_CR, s, t)
