@@ -42,7 +42,7 @@ from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES 
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
-FORMAT_VERSION = 9
+FORMAT_VERSION = 10
 JOINED_CHUNK_LABEL = "dep"
 RESTRICTIONS, CLUSTERS, ARC_FILTER = "label_restrictions.npz", "clusters.npz", "arc_filter.npz"
 
@@ -59,7 +59,7 @@ def make_mst_parser(nlp: Language, name: str, decoder: T["decoder"], order: T["o
                     probabilities: T["probabilities"], n_threads: T["n_threads"],
                     quantize_weights: T["quantize_weights"], parallel_batch: T["parallel_batch"],
                     constraints: T["constraints"], keep_heads: T["keep_heads"],
-                    filter_arcs: T["filter_arcs"]):
+                    filter_arcs: T["filter_arcs"], final_to_root: T["final_to_root"]):
     """Graph-based dependency parser (the settings and their types: mst_parser_settings)."""
     with config_errors(f"components.{name}"):  # checks of several settings together
         return MSTParser(nlp.vocab, **{k: v for k, v in locals().items() if k != "nlp"})
@@ -80,12 +80,13 @@ class MSTParser(DependencyPipe):
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
                  parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
                  constraints: Optional[str] = None, keep_heads: Optional[int] = None,
-                 filter_arcs: Optional[bool] = None):
+                 filter_arcs: Optional[bool] = None, final_to_root: Optional[bool] = None):
         given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
                  "max_sentence_length": max_sentence_length, "n_best": n_best,
                  "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
                  "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
-                 "replicas": replicas, "keep_heads": keep_heads, "filter_arcs": filter_arcs}
+                 "replicas": replicas, "keep_heads": keep_heads, "filter_arcs": filter_arcs,
+                 "final_to_root": final_to_root}
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
         self.learner = default_setting("learner") if learner is None else learner
         self.features = default_setting("features") if features is None else features
@@ -99,7 +100,7 @@ class MSTParser(DependencyPipe):
             raise ValueError(f"[{name}] {e}") from None
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
                         label_temperature=1.0, calibration=None, feature_choice=None,
-                        feature_report=None)
+                        feature_report=None, final_tags=[])
         self.vocab = vocab
         self.name = name
         self.inputs = mst_inputs.ParserInputs(vocab, self.features)
@@ -159,6 +160,9 @@ class MSTParser(DependencyPipe):
         self.graph = self._new_model()
         if self.cfg["filter_arcs"]:
             self.graph.fit_arc_filter(gold)
+        if self.cfg["final_to_root"]:
+            self.graph.fit_final_rule(gold)
+        self.cfg["final_tags"] = self.graph.final_tags.tolist()
         self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
         self.trainer.begin(gold)
         self._fresh = self._calibrated = False
@@ -225,7 +229,7 @@ class MSTParser(DependencyPipe):
         if self.trainer is not None and not self._fresh:
             self.trainer.install_weights()
             self._fresh = True
-        for key in ("quantize_weights", "keep_heads", "filter_arcs"):   # runtime settings
+        for key in ("quantize_weights", "keep_heads", "filter_arcs", "final_to_root"):   # runtime
             setattr(self.graph, key, self.cfg[key])
         return self.graph.arc_weights, self.graph.label_weights
 
@@ -323,6 +327,7 @@ class MSTParser(DependencyPipe):
             self.graph.set_weights(arrays["arc_weights"], arrays["label_weights"])
             self.graph.set_restriction_arrays(restrictions or (old and old.restriction_arrays()))
             self.graph.set_arc_filter(arc_filter or (old and old.arc_filter))
+            self.graph.set_final_tags(self.cfg["final_tags"])
         except ValueError as err:
             raise ser.ModelDataError(f"{where('arc_weights.npz')}: {err}") from None
         self.trainer = None
@@ -345,6 +350,6 @@ class MSTParser(DependencyPipe):
         # settings (max_sentence_length, probabilities, n_best) keep the config's.
         self.cfg.update({key: cfg[key] for key in (
             "labels", "root_label", "decoder_choice", "nonprojective_share", "temperature",
-            "label_temperature", "calibration", "labeler_version") if key in cfg})
+            "label_temperature", "calibration", "labeler_version", "final_tags") if key in cfg})
         if cfg.get("decoder") == self.cfg["decoder"]:
             self.cfg["resolved_decoder"] = cfg.get("resolved_decoder")

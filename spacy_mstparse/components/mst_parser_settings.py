@@ -23,6 +23,11 @@ filter_arcs: fit the arc filter at ``initialize`` (features/arc_filter.pyx),
     saved with the model, and predict with it: arcs longer than the training
     trees show for their head tag, child tag and direction are not scored
     (false at load time: every arc scored).
+final_to_root: learn the final-word rule at ``initialize`` (graph/final_word.pyx),
+    saved with the model, and apply it to the plain parse: a sentence-final
+    word whose tag the training trees attach to the root word (UD's final
+    punctuation) is attached to the parsed tree's root word (false at load
+    time: no rule).
 """
 from typing import Callable, Optional
 
@@ -65,6 +70,8 @@ DEFAULT_CONFIG = {
     # predict scoring only arcs as long as the training trees show for their tags
     # (features/arc_filter.pyx)
     "filter_arcs": True,
+    # attach a final word to the root word where the training trees do (graph/final_word.pyx)
+    "final_to_root": True,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -88,6 +95,7 @@ SETTING_TYPES = {
     "constraints": one_of(*POLICIES),
     "keep_heads": at_least(0),
     "filter_arcs": bool,
+    "final_to_root": bool,
 }
 
 

@@ -130,6 +130,13 @@ def analyse(model, sentence, *, probabilities: bool = False, n_best: int = 1,
         candidates = resolved_trees(model.decoder, factors, n_best, resolution)
     else:
         candidates = k_best_trees(model.decoder, factors, n_best)
+    finish = getattr(model, "finish_tree", None)
+    if finish is not None and not constraints and candidates:
+        # the final-word rule on the best tree, as in the plain parse; the
+        # other trees of an n-best list follow in score order (one equal to
+        # the first left out)
+        best = finish(sentence, candidates[0], arc)
+        candidates = [best] + [t for t in candidates[1:] if not numpy.array_equal(t, best)]
     marg = None
     if probabilities:
         # the distribution of the arc and sibling factors (grandparents left out)

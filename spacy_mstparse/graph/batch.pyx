@@ -27,7 +27,7 @@ training stage (``training_batch``).
 """
 from cpython.ref cimport PyObject
 from cython.parallel cimport prange
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 import numpy
@@ -36,6 +36,7 @@ from ..decoders.dispatch cimport decode_c, serves_c
 from ..decoders.pruning cimport prune_arcs
 from ..features.weights cimport weights_view
 from ..labeler.arc_labeler cimport ArcLabeler
+from .final_word cimport attach_final_word
 
 cdef enum Status:
     PARSED = 0
@@ -110,14 +111,18 @@ cdef int check_sentences(list sentences, FirstOrderFeatures first) except -1:
 cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling,
                    GrandparentFeatures grand, Sentence s,
                    const Weights* w, int decoder, ArcLabeler labeler,
-                   const float* label_w, int root_label, int keep, int* heads,
+                   const float* label_w, int root_label, int keep,
+                   const uint64_t* final_tags, int n_final, int* heads,
                    int32_t* labels) noexcept nogil:
-    """Heads and label ids of one sentence into ``heads`` / ``labels``."""
+    """Heads and label ids of one sentence into ``heads`` / ``labels``
+    (the final-word rule of ``final_tags`` applied before labelling)."""
     cdef int c, m
     cdef CFactors f
     if score_factors(first, sibling, grand, s, w, 1.0, keep, &f) != 0:
         return NO_MEMORY
     m = decode_c(&f, decoder, 1, heads, NULL)
+    if m > 0:
+        attach_final_word(s.tag_row(0), s.n, f.arc, heads, final_tags, n_final)
     free_factors(&f)
     if m <= 0:
         return NO_TREE if m == 0 else NO_MEMORY
@@ -130,7 +135,8 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling,
 
 def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures sibling,
                     GrandparentFeatures grand, int decoder, arc_weights, ArcLabeler labeler,
-                    label_weights, int root_label=-1, int n_threads=1, int keep=0):
+                    label_weights, int root_label=-1, int n_threads=1, int keep=0,
+                    final_tags=None):
     """``[(heads, label ids)]`` (int32 arrays, entry 0 = -1) of every sentence.
 
     first / sibling / grand: the feature extractors (``sibling`` None for
@@ -138,7 +144,9 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
     ``decoders.dispatch`` code (``DECODERS[name].code``) serving that order;
     arc_weights: float32 vector or ``QuantizedWeights``; labeler (or None)
     and its float32 ``label_weights``; n_threads: OpenMP threads (>= 1);
-    keep: arc pruning, the ``keep`` best heads per word (0 = none).
+    keep: arc pruning, the ``keep`` best heads per word (0 = none);
+    final_tags: the tags of the final-word rule (uint64; None: no rule,
+    ``final_word``).
     """
     if n_threads < 1 or keep < 0:
         raise ValueError(f"n_threads must be >= 1 and keep >= 0, got {n_threads}, {keep}")
@@ -157,6 +165,9 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
             raise ValueError("label weights do not match the labeler's table size")
         label_ptr = &lw[0]
     cdef int m = len(sentences), i
+    cdef const uint64_t[::1] ft = (numpy.zeros(1, dtype="uint64") if final_tags is None
+                                   or len(final_tags) == 0 else final_tags)
+    cdef int n_final = 0 if final_tags is None else len(final_tags)
     check_sentences(sentences, first)
     results = [(numpy.empty(s.n + 1, dtype="int32"), numpy.empty(s.n + 1, dtype="int32"))
                for s in sentences]
@@ -177,7 +188,8 @@ def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures si
         labels[i] = &lv[0]
     for i in prange(m, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
         status[i] = parse_one(first, sibling, grand, <Sentence>sent[i], &w, decoder, labeler,
-                              label_ptr, root_label, keep, heads[i], labels[i])
+                              label_ptr, root_label, keep, &ft[0], n_final, heads[i],
+                              labels[i])
     worst = PARSED
     for i in range(m):
         if status[i] != PARSED:

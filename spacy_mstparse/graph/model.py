@@ -36,6 +36,7 @@ from ..features.weights import quantize
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
 from ..labeler.chain_marginals import label_marginals
 from .batch import FIRST_PASS_WIDTH, parse_sentences
+from .final_word import attach_final, fit_final_tags
 
 
 class GraphModel:
@@ -57,6 +58,10 @@ class GraphModel:
         prediction (while ``filter_arcs``, a runtime setting), arcs longer
         than the training trees show for their tag pair and direction are
         not scored.
+    The final-word rule (``fit_final_rule``, ``final_word``): in the best
+        tree of a parse without constraints (while ``final_to_root``, a
+        runtime setting), a sentence-final word whose tag the training trees
+        attach to the root word is attached to the decoded tree's root word.
     keep_heads: arc pruning in prediction (``decoders.pruning``; 0 = none):
         only the ``keep_heads`` best heads of every word are kept, by the
         first-pass scores at order 1 (the other arcs are not fully scored),
@@ -97,6 +102,8 @@ class GraphModel:
         self.arc_filter: Optional[ArcFilter] = None
         self._filtered = features.first_order     # the same with the arc filter
         self.filter_arcs = True   # runtime: predict with the arc filter, if there is one
+        self.final_tags = numpy.zeros(0, dtype="uint64")   # the final-word rule (none)
+        self.final_to_root = True   # runtime: apply the final-word rule, if there is one
         self.order = int(order)
         self.decoder = decoder
         self.sibling = (SiblingFeatures(features.n_buckets, features.n_tagsets,
@@ -257,6 +264,26 @@ class GraphModel:
         self.arc_filter = arc_filter
         self._filtered = self.features.first_order.with_arc_filter(arc_filter)
 
+    def fit_final_rule(self, gold) -> None:
+        """Learn the final-word rule (``final_word``) from the gold trees
+        ``gold`` ((Sentence, heads, ...) items)."""
+        self.set_final_tags(fit_final_tags((item[0], item[1]) for item in gold))
+
+    def set_final_tags(self, tags) -> None:
+        """The tags of the final-word rule (empty: no rule)."""
+        self.final_tags = numpy.ascontiguousarray(numpy.asarray(tags, dtype="uint64").reshape(-1))
+
+    @property
+    def prediction_final_tags(self) -> numpy.ndarray:
+        """The final-word rule's tags the plain parse applies (none while
+        ``final_to_root`` is off)."""
+        return self.final_tags if self.final_to_root else self.final_tags[:0]
+
+    def finish_tree(self, sentence, heads, arc) -> numpy.ndarray:
+        """A decoded best tree after the final-word rule (``arc``: the arc
+        scores it was decoded with)."""
+        return attach_final(sentence, heads, self.prediction_final_tags, arc)
+
     @property
     def prediction_first_order(self):
         """The first-order features prediction scores with: with the arc
@@ -280,7 +307,8 @@ class GraphModel:
 
     def parse(self, sentence) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(heads, label ids) of one sentence with the prediction weights."""
-        heads = self.decode(self.scores(sentence))[0]
+        factors = self.scores(sentence)
+        heads = self.finish_tree(sentence, self.decode(factors)[0], factors.arc)
         return heads, self.label(sentence, heads)
 
     def parse_batch(self, sentences, n_threads: int = 1) -> List[Tuple[numpy.ndarray, numpy.ndarray]]:
@@ -291,7 +319,7 @@ class GraphModel:
         return parse_sentences(list(sentences), self.prediction_first_order, self.sibling,
                                self.grandparent, DECODERS[self.decoder].code, self.prediction_arc_weights,
                                self.labeler, self.label_weights, self.root_label_id,
-                               n_threads, self.pruning(True))
+                               n_threads, self.pruning(True), self.prediction_final_tags)
 
     # -- plain data ----------------------------------------------------------------
     def settings(self) -> Dict[str, object]:
