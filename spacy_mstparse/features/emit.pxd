@@ -1,5 +1,5 @@
 # Emitting feature hashes together with their template keys: the extractors
-# (first_order.pyx, labeler/label_features.pyx) write each hash through
+# (arc_emitters.pxd, labeler/label_features.pyx) write each hash through
 # ``put`` with the key of its template, so the key of every feature comes
 # from the line that hashes it. Keys go to an array (uint8 first-order keys,
 # features/templates.pyx; int32 label keys, labeler/templates.pyx) or, when

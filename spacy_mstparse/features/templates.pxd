@@ -2,7 +2,7 @@
 # McDonald et al. 2005 Table 1; adjacent siblings, McDonald & Pereira 2006;
 # grandparents, Carreras 2007 / Koo & Collins 2010):
 # a feature's hash starts from its template id, so ids must never clash.
-# first_order.pyx, second_order.pyx and grandparent.pyx cimport these;
+# arc_emitters.pxd, second_order.pyx and grandparent.pyx cimport these;
 # templates.pyx names each first-order template and the attributes it reads.
 
 cdef enum Template:

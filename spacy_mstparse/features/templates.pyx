@@ -2,7 +2,7 @@
 ``templates.pxd`` (McDonald, Crammer & Pereira 2005, Table 1; morphology,
 Nguyen et al. 2007; hybrid cluster pairs, Koo, Carreras & Collins 2008)
 its readable name, the token attributes it reads and whether it is emitted
-once per tag column. ``first_order.pyx`` records the template key of every
+once per tag column. ``arc_emitters.pxd`` records the template key of every
 hash it emits; ``feature_groups`` (the sparseptron's groups) and
 ``graph.explain`` read names and attributes from this table.
 

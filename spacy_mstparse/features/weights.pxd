@@ -1,6 +1,7 @@
 # How the feature scorers read a weight table: dense float32, or 8-bit codes
-# into a 256-value codebook (weights.pyx). first_order.pyx and
-# second_order.pyx read every weight through ``weight_at``.
+# into a 256-value codebook (weights.pyx). The first-order (first_order.pyx,
+# arc_emitters.pxd) and sibling (second_order.pyx) scorers read every weight
+# through ``weight_at``.
 from libc.stdint cimport uint8_t, uint64_t
 
 
