@@ -8,8 +8,10 @@ import itertools
 import numpy as np
 import pytest
 import spacy
+import srsly
 
 from conftest import encode_sentences
+from spacy_mstparse.components.serialization import ModelDataError
 from spacy_mstparse.decoders.trees import is_projective, is_valid_tree
 from spacy_mstparse.features.sentence import Sentence
 from spacy_mstparse.graph.analysis import analyse
@@ -131,3 +133,13 @@ def test_the_pipe_saves_the_rule_and_switches_it_off_at_load_time(trained_pipeli
     assert not off_parser.graph.final_to_root
     assert len(off_parser.graph.prediction_final_tags) == 0
     np.testing.assert_array_equal(off_parser.graph.final_tags, parser.graph.final_tags)
+
+
+def test_a_damaged_rule_in_the_saved_cfg_is_refused(trained_pipeline):
+    parser = spacy.load(trained_pipeline).get_pipe("mst_parser")
+    parts = srsly.msgpack_loads(parser.to_bytes())
+    cfg = srsly.json_loads(parts["cfg"])
+    cfg["final_tags"] = ["PUNCT"]
+    parts["cfg"] = srsly.json_dumps(cfg).encode("utf8")
+    with pytest.raises(ModelDataError, match=r"cfg.*final_tags must be a list of tag ids"):
+        spacy.blank("en").add_pipe("mst_parser").from_bytes(srsly.msgpack_dumps(parts))

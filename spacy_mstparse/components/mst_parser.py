@@ -351,5 +351,8 @@ class MSTParser(DependencyPipe):
         self.cfg.update({key: cfg[key] for key in (
             "labels", "root_label", "decoder_choice", "nonprojective_share", "temperature",
             "label_temperature", "calibration", "labeler_version", "final_tags") if key in cfg})
+        tags = self.cfg["final_tags"]
+        if not (isinstance(tags, list) and all(isinstance(t, int) and 0 <= t < 2**64 for t in tags)):
+            raise ser.ModelDataError(f"{where}: final_tags must be a list of tag ids, got {tags!r}")
         if cfg.get("decoder") == self.cfg["decoder"]:
             self.cfg["resolved_decoder"] = cfg.get("resolved_decoder")

@@ -24,10 +24,10 @@ filter_arcs: fit the arc filter at ``initialize`` (features/arc_filter.pyx),
     trees show for their head tag, child tag and direction are not scored
     (false at load time: every arc scored).
 final_to_root: learn the final-word rule at ``initialize`` (graph/final_word.pyx),
-    saved with the model, and apply it to the plain parse: a sentence-final
-    word whose tag the training trees attach to the root word (UD's final
-    punctuation) is attached to the parsed tree's root word (false at load
-    time: no rule).
+    saved with the model, and apply it to the best tree of every parse
+    without constraints: a sentence-final word whose tag the training trees
+    attach to the root word (UD's final punctuation) is attached to the
+    parsed tree's root word (false at load time: no rule).
 """
 from typing import Callable, Optional
 
