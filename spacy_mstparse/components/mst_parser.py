@@ -44,6 +44,7 @@ from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES 
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
 FORMAT_VERSION = 10
 JOINED_CHUNK_LABEL = "dep"
+NOT_IN_CFG = ("features", "scorer", "constraints")   # settings held as objects, not in cfg
 RESTRICTIONS, CLUSTERS, ARC_FILTER = "label_restrictions.npz", "clusters.npz", "arc_filter.npz"
 
 @Language.factory(
@@ -81,12 +82,8 @@ class MSTParser(DependencyPipe):
                  parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
                  constraints: Optional[str] = None, keep_heads: Optional[int] = None,
                  filter_arcs: Optional[bool] = None, final_to_root: Optional[bool] = None):
-        given = {"decoder": decoder, "order": order, "label_buckets": label_buckets,
-                 "max_sentence_length": max_sentence_length, "n_best": n_best,
-                 "nonprojective_threshold": nonprojective_threshold, "probabilities": probabilities,
-                 "n_threads": n_threads, "quantize_weights": quantize_weights, "parallel_batch": parallel_batch,
-                 "replicas": replicas, "keep_heads": keep_heads, "filter_arcs": filter_arcs,
-                 "final_to_root": final_to_root}
+        # the plain settings given (None: the default), as cfg holds them
+        given = {k: v for k, v in locals().items() if k in T and k not in NOT_IN_CFG}
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
         self.learner = default_setting("learner") if learner is None else learner
         self.features = default_setting("features") if features is None else features
@@ -158,10 +155,7 @@ class MSTParser(DependencyPipe):
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
-        if self.cfg["filter_arcs"]:
-            self.graph.fit_arc_filter(gold)
-        if self.cfg["final_to_root"]:
-            self.graph.fit_final_rule(gold)
+        self.graph.fit_prediction_rules(gold, self.cfg["filter_arcs"], self.cfg["final_to_root"])
         self.cfg["final_tags"] = self.graph.final_tags.tolist()
         self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
         self.trainer.begin(gold)
@@ -351,8 +345,6 @@ class MSTParser(DependencyPipe):
         self.cfg.update({key: cfg[key] for key in (
             "labels", "root_label", "decoder_choice", "nonprojective_share", "temperature",
             "label_temperature", "calibration", "labeler_version", "final_tags") if key in cfg})
-        tags = self.cfg["final_tags"]
-        if not (isinstance(tags, list) and all(isinstance(t, int) and 0 <= t < 2**64 for t in tags)):
-            raise ser.ModelDataError(f"{where}: final_tags must be a list of tag ids, got {tags!r}")
+        self.cfg["final_tags"] = ser.id_list(self.cfg["final_tags"], where, "final_tags")
         if cfg.get("decoder") == self.cfg["decoder"]:
             self.cfg["resolved_decoder"] = cfg.get("resolved_decoder")

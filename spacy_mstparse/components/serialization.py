@@ -73,6 +73,15 @@ def load_json(data: bytes, where: str) -> dict:
     return value
 
 
+def id_list(value, where: str, key: str) -> list:
+    """``value`` if it is a list of uint64 ids, else ModelDataError naming
+    ``where`` and ``key``."""
+    if not (isinstance(value, list)
+            and all(isinstance(v, int) and 0 <= v < 2**64 for v in value)):
+        raise ModelDataError(f"{where}: {key} must be a list of tag ids, got {value!r}")
+    return value
+
+
 def load_cfg(data, where: str) -> dict:
     """A component's saved settings: its JSON ``cfg``, or the msgpack dict of
     a serialization older than the JSON one (returned as it is, so that the

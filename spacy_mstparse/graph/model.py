@@ -264,6 +264,15 @@ class GraphModel:
         self.arc_filter = arc_filter
         self._filtered = self.features.first_order.with_arc_filter(arc_filter)
 
+    def fit_prediction_rules(self, gold, arc_filter: bool = True, final_word: bool = True) -> None:
+        """Fit the arc filter and the final-word rule (those asked for) on
+        the gold trees ``gold`` ((Sentence, heads, ...) items)."""
+        gold = list(gold)
+        if arc_filter:
+            self.fit_arc_filter(gold)
+        if final_word:
+            self.fit_final_rule(gold)
+
     def fit_final_rule(self, gold) -> None:
         """Learn the final-word rule (``final_word``) from the gold trees
         ``gold`` ((Sentence, heads, ...) items)."""
