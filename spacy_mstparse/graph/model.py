@@ -58,7 +58,7 @@ class GraphModel:
         prediction (while ``filter_arcs``, a runtime setting), arcs longer
         than the training trees show for their tag pair and direction are
         not scored.
-    The final-word rule (``fit_final_rule``, ``final_word``): in the best
+    The final-word rule (``fit_prediction_rules``, ``final_word``): in the best
         tree of a parse without constraints (while ``final_to_root``, a
         runtime setting), a sentence-final word whose tag the training trees
         attach to the root word is attached to the decoded tree's root word.
@@ -265,18 +265,13 @@ class GraphModel:
         self._filtered = self.features.first_order.with_arc_filter(arc_filter)
 
     def fit_prediction_rules(self, gold, arc_filter: bool = True, final_word: bool = True) -> None:
-        """Fit the arc filter and the final-word rule (those asked for) on
-        the gold trees ``gold`` ((Sentence, heads, ...) items)."""
+        """Fit the arc filter and the final-word rule (``final_word``), those
+        asked for, on the gold trees ``gold`` ((Sentence, heads, ...) items)."""
         gold = list(gold)
         if arc_filter:
             self.fit_arc_filter(gold)
         if final_word:
-            self.fit_final_rule(gold)
-
-    def fit_final_rule(self, gold) -> None:
-        """Learn the final-word rule (``final_word``) from the gold trees
-        ``gold`` ((Sentence, heads, ...) items)."""
-        self.set_final_tags(fit_final_tags((item[0], item[1]) for item in gold))
+            self.set_final_tags(fit_final_tags((item[0], item[1]) for item in gold))
 
     def set_final_tags(self, tags) -> None:
         """The tags of the final-word rule (empty: no rule)."""
@@ -284,7 +279,7 @@ class GraphModel:
 
     @property
     def prediction_final_tags(self) -> numpy.ndarray:
-        """The final-word rule's tags the plain parse applies (none while
+        """The final-word rule's tags prediction applies (none while
         ``final_to_root`` is off)."""
         return self.final_tags if self.final_to_root else self.final_tags[:0]
 
