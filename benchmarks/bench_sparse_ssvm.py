@@ -21,6 +21,7 @@ curve when matplotlib is installed.
     .venv/bin/python -m benchmarks.bench_sparse_ssvm table --output benchmarks/results/sparse_table.json
     .venv/bin/python -m benchmarks.bench_sparse_ssvm ssvm --output benchmarks/results/ssvm_vs_pegasos.json
     .venv/bin/python -m benchmarks.bench_sparse_ssvm sizes --runs default=training/default,sparse=training/sparse --output benchmarks/results/sparse_sizes.json
+    .venv/bin/python -m benchmarks.bench_sparse_ssvm compact --model training/default/model-best --dev corpus/dev.spacy --grid "0.25,0.01,11;0.2,0.01,15" --output benchmarks/results/sparse_compaction_default.json
 
 The ssvm run trains the 1-slack SSVM with its cache of loss-augmented trees
 (``--cache-size``, ``--max-cache-rounds``, ``--warm-start``) and plots dev
@@ -380,9 +381,48 @@ def run_sizes(args):
     return {"runs": rows, "reference": args.reference}
 
 
+def run_compact(args):
+    """Dev scores and weight-archive sizes of a trained pipeline (``--model``,
+    a model-best directory) with its prediction weights compacted after the
+    fact (``--grid "arc_density,label_density,levels;..."``: what the
+    component's settings of those names would predict with and save,
+    ``learners.sparse_weights.compact``), on ``--dev`` (a .spacy file, read
+    by the pipeline's own dev corpus reader, gold tags)."""
+    from spacy.util import resolve_dot_names
+
+    from spacy_mstparse.components import serialization as ser
+    from spacy_mstparse.learners.sparse_weights import compact
+
+    nlp = spacy.load(args.model, config={"paths": {"dev": args.dev, "train": args.dev}})
+    parser = nlp.get_pipe("mst_parser")
+    corpus, = resolve_dot_names(nlp.config.interpolate(), ["corpora.dev"])
+    dev = list(corpus(nlp))
+    arc0, label0 = parser.graph.arc_weights.copy(), parser.graph.label_weights.copy()
+    rows = []
+    for item in args.grid.split(";"):
+        arc_density, label_density, levels = item.split(",")
+        arc = compact(arc0, float(arc_density), int(levels))
+        label = compact(label0, float(label_density), int(levels))
+        parser.graph.set_weights(arc, label)
+        scores = nlp.evaluate(dev)
+        rows.append({"arc_density": float(arc_density), "label_density": float(label_density),
+                     "levels": int(levels), "nnz_arc": int(np.count_nonzero(arc)),
+                     "nnz_label": int(np.count_nonzero(label)),
+                     "arc_weights_kb": len(ser.dump_weight_vector(arc, True)) / 1024,
+                     "label_weights_kb": len(ser.dump_weight_vector(label, True)) / 1024,
+                     "dev_uas": 100 * scores["dep_uas"], "dev_las": 100 * scores["dep_las"]})
+        print(json.dumps(rows[-1]), flush=True)
+    return {"model": args.model, "n_arc_weights": int(arc0.shape[0]),
+            "n_label_weights": int(label0.shape[0]), "rows": rows}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["table", "ssvm", "groups", "sizes"])
+    ap.add_argument("what", choices=["table", "ssvm", "groups", "sizes", "compact"])
+    ap.add_argument("--model", default=None, help="compact: a trained pipeline (model-best)")
+    ap.add_argument("--dev", default=None, help="compact: the dev corpus (.spacy)")
+    ap.add_argument("--grid", default="1,1,127",
+                    help="compact: arc_density,label_density,levels;... (one row each)")
     ap.add_argument("--runs", default="",
                     help="sizes: name=spacy-train-output-dir,... (model-best measured)")
     ap.add_argument("--reference", default="default", help="sizes: the run compared with")
@@ -436,7 +476,7 @@ def main():
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.time()
     result = {"table": run_table, "ssvm": run_ssvm, "groups": run_groups,
-              "sizes": run_sizes}[args.what](args)
+              "sizes": run_sizes, "compact": run_compact}[args.what](args)
     result["meta"] = {
         "command": common.invocation("bench_sparse_ssvm"),
         "commit": common.git("rev-parse", "--short", "HEAD"),

@@ -244,15 +244,27 @@ def make_calibrate_before_to_disk(dev_corpus: str = "corpora.dev"):
     on the dev corpus once more if an ``mst_parser`` was updated since its
     last evaluation (the final ``model-last`` of ``spacy train``), so that
     its score fits the temperatures to the weights saved."""
+    return make_calibrate_before_to_disk_v2(dev_corpus, trim_strings=False)
+
+
+@spacy.registry.callbacks("spacy_mstparse.calibrate_before_to_disk.v2")
+def make_calibrate_before_to_disk_v2(dev_corpus: str = "corpora.dev",
+                                     trim_strings: bool = False):
+    """``calibrate_before_to_disk.v1``, and with ``trim_strings`` the
+    pipeline is saved with only its components' labels in
+    ``vocab/strings.json``, not the training words
+    (``saved_strings.trimmed_for_saving``; the pipeline in training keeps
+    them)."""
     def before_to_disk(nlp):
         from spacy.util import resolve_dot_names
 
         from .components.mst_parser import MSTParser
+        from .saved_strings import trimmed_for_saving
 
         stale = [proc for _, proc in nlp.pipeline
                  if isinstance(proc, MSTParser) and proc.is_initialized and not proc.calibrated]
         if stale:
             corpus, = resolve_dot_names(nlp.config.interpolate(), [dev_corpus])
             nlp.evaluate(list(corpus(nlp)))
-        return nlp
+        return trimmed_for_saving(nlp) if trim_strings else nlp
     return before_to_disk

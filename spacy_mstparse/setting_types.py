@@ -95,6 +95,7 @@ def number_in(low: float, high: float, high_included: bool = True) -> type:
 
 
 positive_number = constrained("a finite number > 0", lambda v: _is_number(v) and v > 0)
+unit_share = constrained("a number in (0, 1]", lambda v: _is_number(v) and 0 < v <= 1)
 non_negative_number = constrained("a finite number >= 0", lambda v: _is_number(v) and v >= 0)
 positive_int = at_least(1)
 non_negative_int = at_least(0)

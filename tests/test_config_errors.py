@@ -23,6 +23,7 @@ MST = "components.mst_parser"
 LEARNER = MST + ".learner"
 FEATURES = MST + ".features"
 ARC = "components.arcstandard_svm"
+SPARSEPTRON = "spacy_mstparse.Sparseptron.v1"
 
 BAD = [  # (config, override, value, what the error names)
     ("mst_parser.cfg", MST + ".decoder", "eisnr", "decoder"),
@@ -37,6 +38,9 @@ BAD = [  # (config, override, value, what the error names)
     ("mst_parser.cfg", MST + ".constraints", "loose", "constraints"),
     ("mst_parser.cfg", MST + ".probabilities", "yes", "probabilities"),
     ("mst_parser.cfg", MST + ".quantize_weights", 1, "quantize_weights"),
+    ("mst_parser.cfg", MST + ".arc_density", 0.0, "arc_density"),
+    ("mst_parser.cfg", MST + ".label_density", 1.5, "label_density"),
+    ("mst_parser.cfg", MST + ".weight_levels", 1, "weight_levels"),
     ("mst_parser.cfg", LEARNER + ".k", 0, "k"),
     ("mst_parser.cfg", LEARNER + ".C", -1.0, "C"),
     ("mst_parser.cfg", FEATURES + ".n_buckets", 1000, "n_buckets"),
@@ -44,8 +48,9 @@ BAD = [  # (config, override, value, what the error names)
     ("mst_parser.cfg", FEATURES + ".use_morph", "Case", "use_morph"),
     ("mst_parser.cfg", FEATURES + ".lemma", "yes", "lemma"),
     ("mst_parser.cfg", FEATURES + ".cluster_bits", 65, "cluster_bits"),
-    ("mst_parser_sparse.cfg", LEARNER + ".debias", "PA", "debias"),
-    ("mst_parser_sparse.cfg", LEARNER + ".B", 0, "B"),
+    ("mst_parser.cfg", (LEARNER + ".@mst_learners", LEARNER + ".debias"), (SPARSEPTRON, "PA"),
+     "debias"),
+    ("mst_parser.cfg", (LEARNER + ".@mst_learners", LEARNER + ".B"), (SPARSEPTRON, 0), "B"),
     ("mst_parser_ssvm.cfg", LEARNER + ".lam", 0, "lam"),
     ("mst_parser_ssvm.cfg", LEARNER + ".max_constraints", -1, "max_constraints"),
     ("arcstandard_svm.cfg", ARC + ".lam", -1e-5, "lam"),
@@ -59,8 +64,8 @@ BAD = [  # (config, override, value, what the error names)
     # checks of several settings together: the component's error, as a config error
     ("mst_parser.cfg", (MST + ".order", MST + ".decoder"), (3, "chu_liu_edmonds"),
      "decoded projectively only"),
-    ("mst_parser_sparse.cfg", (LEARNER + ".debias", LEARNER + ".C"), ("PA-I", None),
-     "needs a value for C"),
+    ("mst_parser.cfg", (LEARNER + ".@mst_learners", LEARNER + ".debias", LEARNER + ".C"),
+     (SPARSEPTRON, "PA-I", None), "needs a value for C"),
     ("mst_parser.cfg", (FEATURES + ".use_morph",), ([],), "use_morph"),
 ]
 

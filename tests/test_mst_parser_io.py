@@ -282,3 +282,41 @@ def test_quantized_weight_archive_round_trip_and_damage():
     with pytest.raises(ModelDataError, match="arc_weights.npz: 8-bit weights"):
         ser.load_weight_vector({"arc_weights.npz": ser.dump_arrays(**arrays)}, "arc_weights",
                                lambda n: n)
+
+
+def test_compacted_weights_are_saved_and_loaded_as_predicted(tmp_path):
+    """arc_density / label_density / weight_levels: the parser predicts with
+    and saves the compacted weights (at most that share of each table
+    non-zero, at most 2 * levels distinct values); loaded, it has the same
+    weights and parses the same; the saved cfg is the format's (the
+    compaction is in the weights and config.cfg)."""
+    nlp = spacy.blank("en")
+    config = {**SMALL, "quantize_weights": True, "arc_density": 0.05, "label_density": 0.02,
+              "weight_levels": 7}
+    parser = nlp.add_pipe("mst_parser", config=config)
+    train = examples(nlp)
+    nlp.initialize(lambda: train)
+    for _ in range(30):
+        parser.update(train)
+    docs = [tagged(nlp.vocab, text, pos) for text, pos, _, _ in TRAIN]
+    expected = parses(nlp, [nlp(d.copy()) for d in docs])
+    arc, label = parser.prediction_weights()
+    assert 0 < numpy.count_nonzero(arc) <= 0.05 * arc.shape[0]
+    assert 0 < numpy.count_nonzero(label) <= 0.02 * label.shape[0]
+    for w in (arc, label):
+        assert numpy.unique(w[w != 0]).shape[0] <= 14
+    full = parser.trainer.prediction_weights()[0]   # training keeps the full table
+    assert numpy.count_nonzero(full) > numpy.count_nonzero(arc)
+    nlp.to_disk(tmp_path / "model")
+    cfg = srsly.read_json(tmp_path / "model" / "mst_parser" / "cfg")
+    assert set(cfg) == SAVED_FORMATS[FORMAT_VERSION]["cfg"]
+    loaded = spacy.load(tmp_path / "model")
+    graph = loaded.get_pipe("mst_parser").graph
+    assert graph.compaction == (0.05, 0.02, 7)
+    assert numpy.array_equal(graph.arc_weights, arc)
+    assert numpy.array_equal(graph.label_weights, label)
+    assert parses(loaded, [loaded(tagged(loaded.vocab, t, p)) for t, p, _, _ in TRAIN]) == expected
+    # the same component loaded without compaction settings has the saved weights too
+    plain = spacy.blank("en").add_pipe("mst_parser", config={**SMALL, "quantize_weights": True})
+    plain.from_disk(tmp_path / "model" / "mst_parser")
+    assert numpy.array_equal(plain.graph.arc_weights, arc)

@@ -1,5 +1,6 @@
-"""configs/mst_parser_sparse.cfg and configs/mst_parser_ssvm.cfg train through
-spaCy's own loop (spacy train) on the bundled sample."""
+"""configs/mst_parser_sparse.cfg (and the sparseptron in its place) and
+configs/mst_parser_ssvm.cfg train through spaCy's own loop (spacy train) on
+the bundled sample."""
 from pathlib import Path
 
 import numpy as np
@@ -32,9 +33,19 @@ def trained(name, docbins, tmp_path, **overrides):
     return nlp, dev
 
 
-def test_sparse_config_trains_and_saves_only_kept_groups(docbins, tmp_path):
+# The sparseptron as the sparse config had it before the compaction settings.
+SPARSEPTRON = {"components.mst_parser.learner.@mst_learners": "spacy_mstparse.Sparseptron.v1",
+               "components.mst_parser.learner.B": 40, "components.mst_parser.learner.k": 5,
+               "components.mst_parser.learner.sparse_epochs": 1,
+               "components.mst_parser.learner.overlap": "refill",
+               "components.mst_parser.learner.support": "gold",
+               "components.mst_parser.arc_density": 1.0, "components.mst_parser.label_density": 1.0,
+               "components.mst_parser.weight_levels": 127}
+
+
+def test_sparseptron_trains_and_saves_only_kept_groups(docbins, tmp_path):
     nlp, dev = trained("mst_parser_sparse.cfg", docbins, tmp_path, **{
-        "training.max_epochs": 2, "components.mst_parser.learner.sparse_epochs": 1})
+        "training.max_epochs": 2, **SPARSEPTRON})
     parser = nlp.get_pipe("mst_parser")
     assert parser.learner.debiasing
     kept = {g["id"] for g in parser.learner.groups() if g["kept"]}
@@ -50,6 +61,29 @@ def test_sparse_config_trains_and_saves_only_kept_groups(docbins, tmp_path):
     for b in np.flatnonzero(arc)[::100]:
         assert set(parser.learner.bucket_groups(int(b))) & kept
     assert nlp.evaluate(dev)["dep_uas"] > 0.6
+
+
+def test_sparse_config_saves_compacted_weights_and_few_strings(docbins, tmp_path):
+    """The shipped sparse config: model-last predicts with and holds at most
+    25% / 1% non-zero arc / label weights of at most 2 * 11 values, its
+    strings.json only the labels; loaded, it parses the dev docs as the
+    trained pipeline does."""
+    import srsly
+
+    nlp, dev = trained("mst_parser_sparse.cfg", docbins, tmp_path, **{"training.max_epochs": 2})
+    parser = nlp.get_pipe("mst_parser")
+    arc, label = parser.prediction_weights()
+    assert 0 < np.count_nonzero(arc) <= 0.25 * arc.shape[0]
+    assert 0 < np.count_nonzero(label) <= 0.01 * label.shape[0]
+    assert np.unique(arc[arc != 0]).shape[0] <= 22
+    saved = tmp_path / "model-last"
+    assert set(srsly.read_json(saved / "vocab" / "strings.json")) == set(parser.labels)
+    loaded = spacy.load(saved)
+    assert np.array_equal(loaded.get_pipe("mst_parser").prediction_weights()[0], arc)
+    docs = [eg.predicted for eg in dev]
+    expected = [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(d.copy() for d in docs)]
+    got = [[(t.head.i, t.dep_) for t in doc] for doc in loaded.pipe(d.copy() for d in docs)]
+    assert got == expected
 
 
 def test_ssvm_config_trains_with_its_cache(docbins, tmp_path):

@@ -483,3 +483,30 @@ def test_second_order_is_rejected(sample_train):
     refs = list(read_conllu(sample_train, nlp.vocab))[:5]
     with pytest.raises(ValueError, match="order = 1"):
         nlp.initialize(lambda: [Example(r.copy(), r) for r in refs])
+
+
+def test_prune_and_compact_keep_the_largest_weights_and_are_idempotent():
+    """``prune`` keeps the largest magnitudes up to the density, ``compact``
+    also rounds to ``levels`` magnitudes per sign; both leave their own
+    output as it is, and the defaults change nothing."""
+    from spacy_mstparse.features.weights import quantize
+
+    rng = np.random.default_rng(3)
+    w = (rng.normal(size=20_000) * (rng.random(20_000) < 0.6)).astype("float32")
+    pruned = sparse_weights.prune(w, 0.1)
+    assert np.count_nonzero(pruned) == 2_000
+    kept = pruned != 0
+    assert np.abs(w[kept]).min() >= np.abs(w[~kept & (w != 0)]).max()
+    assert np.array_equal(pruned[kept], w[kept])
+    assert np.array_equal(sparse_weights.prune(pruned, 0.1), pruned)
+    assert np.array_equal(sparse_weights.prune(w, 0.9), w)   # already that sparse
+    compacted = sparse_weights.compact(w, 0.1, 15)
+    assert np.count_nonzero(compacted) == 2_000
+    assert np.unique(compacted[compacted != 0]).shape[0] <= 30
+    assert np.array_equal(np.sign(compacted[kept]), np.sign(w[kept]))
+    assert np.array_equal(sparse_weights.compact(compacted, 0.1, 15), compacted)
+    assert np.array_equal(quantize(compacted).dequantize(), compacted)   # saved codes: exact
+    assert np.array_equal(sparse_weights.compact(w, *sparse_weights.NO_COMPACTION[1:]), w)
+    for bad in ((0.0, 1.0, 127), (1.0, 1.5, 127), (1.0, 1.0, 1), (1.0, 1.0, 128)):
+        with pytest.raises(ValueError):
+            sparse_weights.check_compaction(bad)

@@ -1,23 +1,20 @@
 """The ``mst_parser`` pipeline component: spaCy glue around ``GraphModel``.
 
-Graph-based dependency parsing as in McDonald, Crammer & Pereira (2005) and
-McDonald & Pereira (2006): the model, its decoders and its one training loop
-live in ``spacy_mstparse.graph`` (spaCy-free); this pipe collects the label
-inventory and picks the ``auto`` decoder at ``initialize``, encodes Docs into
-``Sentence`` arrays (``features.doc_arrays``), writes heads and labels back,
-scores, and serializes through the table of ``DependencyPipe``.
+Graph-based dependency parsing (McDonald, Crammer & Pereira 2005; McDonald & Pereira 2006): the
+model, its decoders and its one training loop live in ``spacy_mstparse.graph`` (spaCy-free);
+this pipe collects the label inventory and picks the ``auto`` decoder at ``initialize``, encodes
+Docs into ``Sentence`` arrays (``features.doc_arrays``), writes heads and labels back, scores,
+and serializes through ``DependencyPipe``'s table.
 
-What it reads (``mst_inputs``: chosen at ``initialize`` and saved): the
-words, UPOS / XPOS, FEATS and lemmas as the features say, with ``supertags``
-an ``mst_supertagger``'s ``doc._.supertag_ids``, with ``cluster_bits`` word
-clusters. Settings and their defaults: ``mst_parser_settings``.
-Sentences: ``doc.sents`` when boundaries are set, else a split after
-sentence-final punctuation. A sentence longer than ``max_sentence_length``
-words is decoded in chunks, whose trees are joined into one tree (the root
-word of each later chunk attaches to the first chunk's root word, label
-``dep``), so every sentence gets exactly one root. Training uses the
-reference sentences (gold tokenization needed) and skips, with a warning,
-sentences longer than ``max_sentence_length``; headless words are unknown heads.
+What it reads (``mst_inputs``: chosen at ``initialize`` and saved): the words, UPOS / XPOS,
+FEATS and lemmas as the features say, with ``supertags`` an ``mst_supertagger``'s
+``doc._.supertag_ids``, with ``cluster_bits`` word clusters. Settings: ``mst_parser_settings``.
+Sentences: ``doc.sents`` when boundaries are set, else a split after sentence-final
+punctuation. A sentence longer than ``max_sentence_length`` words is decoded in chunks, whose
+trees are joined into one tree (the root word of each later chunk attaches to the first chunk's
+root word, label ``dep``), so every sentence gets exactly one root. Training uses the reference
+sentences (gold tokenization needed) and skips, with a warning, sentences longer than
+``max_sentence_length``; headless words are unknown heads.
 """
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -37,8 +34,9 @@ from ..graph.analysis import analyse
 from ..scoring import score_parse
 from . import extensions, mst_calibration, mst_explain, mst_inputs, parse_rows, serialization as ser
 from .base import SCORE_WEIGHTS, DependencyPipe
-from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, check_settings,
-                                  config_errors, constraint_policy, default_setting)
+from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, UNSAVED,
+                                  check_settings, compaction, config_errors, constraint_policy,
+                                  default_setting)
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
@@ -60,7 +58,9 @@ def make_mst_parser(nlp: Language, name: str, decoder: T["decoder"], order: T["o
                     probabilities: T["probabilities"], n_threads: T["n_threads"],
                     quantize_weights: T["quantize_weights"], parallel_batch: T["parallel_batch"],
                     constraints: T["constraints"], keep_heads: T["keep_heads"],
-                    filter_arcs: T["filter_arcs"], final_to_root: T["final_to_root"]):
+                    filter_arcs: T["filter_arcs"], final_to_root: T["final_to_root"],
+                    arc_density: T["arc_density"], label_density: T["label_density"],
+                    weight_levels: T["weight_levels"]):
     """Graph-based dependency parser (the settings and their types: mst_parser_settings)."""
     with config_errors(f"components.{name}"):  # checks of several settings together
         return MSTParser(nlp.vocab, **{k: v for k, v in locals().items() if k != "nlp"})
@@ -81,7 +81,9 @@ class MSTParser(DependencyPipe):
                  n_threads: Optional[int] = None, quantize_weights: Optional[bool] = None,
                  parallel_batch: Optional[int] = None, replicas: Optional[int] = None,
                  constraints: Optional[str] = None, keep_heads: Optional[int] = None,
-                 filter_arcs: Optional[bool] = None, final_to_root: Optional[bool] = None):
+                 filter_arcs: Optional[bool] = None, final_to_root: Optional[bool] = None,
+                 arc_density: Optional[float] = None, label_density: Optional[float] = None,
+                 weight_levels: Optional[int] = None):
         # the plain settings given (None: the default), as cfg holds them
         given = {k: v for k, v in locals().items() if k in T and k not in NOT_IN_CFG}
         self.cfg = {k: default_setting(k) if v is None else v for k, v in given.items()}
@@ -98,8 +100,7 @@ class MSTParser(DependencyPipe):
         self.cfg.update(resolved_decoder=None, labels=[], root_label=None, temperature=1.0,
                         label_temperature=1.0, calibration=None, feature_choice=None,
                         feature_report=None, final_tags=[])
-        self.vocab = vocab
-        self.name = name
+        self.vocab, self.name = vocab, name
         self.inputs = mst_inputs.ParserInputs(vocab, self.features)
         if self.features.is_resolved:  # nothing to choose from the data
             self.cfg["feature_choice"] = self.inputs.use(self.features)
@@ -164,7 +165,7 @@ class MSTParser(DependencyPipe):
     def _new_model(self) -> GraphModel:
         return GraphModel(self.model_features, order=self.order, decoder=self.decoder,
                           labels=self.cfg["labels"], root_label=self.cfg["root_label"],
-                          label_buckets=self.cfg["label_buckets"],
+                          label_buckets=self.cfg["label_buckets"], compaction=compaction(self.cfg),
                           labeler_version=self.cfg.get("labeler_version", 1))
 
     def training_sentences(self, examples, check_tags: bool = True):
@@ -297,8 +298,8 @@ class MSTParser(DependencyPipe):
         clusters = {CLUSTERS: lambda: ser.dump_arrays(**self.encoder.clusters.to_arrays())}
         q8 = self.cfg["quantize_weights"]  # 8-bit codes saved (serialization.dump_weight_vector)
         return {**(clusters if (self.model_features or self.features).cluster_bits else {}),
-            "cfg": lambda: ser.dump_json({**self.cfg, "features": self.features.to_dict(),
-                                          **self._format_header()}),
+            "cfg": lambda: ser.dump_json({**{k: v for k, v in self.cfg.items() if k not in UNSAVED},
+                                          "features": self.features.to_dict(), **self._format_header()}),
             "arc_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[0], q8),
             "label_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[1], q8),
             RESTRICTIONS: lambda: ser.dump_arrays(**self.graph.restriction_arrays()),
@@ -337,9 +338,8 @@ class MSTParser(DependencyPipe):
                         feature_report=cfg.get("feature_report"))
         for key in MODEL_SETTINGS:
             if key in cfg and cfg[key] != self.cfg[key]:
-                raise ValueError(
-                    f"[{self.name}] {where} was trained with {key} = {cfg[key]!r}; it cannot "
-                    f"change after training (the config asks for {self.cfg[key]!r})")
+                raise ValueError(f"[{self.name}] {where} was trained with {key} = {cfg[key]!r}; it "
+                                 f"cannot change after training (the config asks for {self.cfg[key]!r})")
         # Learned: labels, the decoder "auto" chose, temperatures (calibration). Runtime
         # settings (max_sentence_length, probabilities, n_best) keep the config's.
         self.cfg.update({key: cfg[key] for key in (

@@ -23,6 +23,13 @@ filter_arcs: fit the arc filter at ``initialize`` (features/arc_filter.pyx),
     saved with the model, and predict with it: arcs longer than the training
     trees show for their head tag, child tag and direction are not scored
     (false at load time: every arc scored).
+arc_density, label_density, weight_levels: compaction of the prediction
+    weights, saved as they are (graph/model.py, learners/sparse_weights.py):
+    at most that share of the arc / label table non-zero (the largest
+    magnitudes kept), and with weight_levels < 127 every weight rounded to
+    one of that many magnitudes per sign, so that with quantize_weights the
+    saved codes compress further. Training keeps the full tables; defaults
+    1.0, 1.0, 127: nothing dropped or rounded.
 final_to_root: learn the final-word rule at ``initialize`` (graph/final_word.pyx),
     saved with the model, and apply it to the best tree of every parse
     without constraints: a sentence-final word whose tag the training trees
@@ -39,9 +46,13 @@ from ..features.config import DEFAULT_N_BUCKETS, FeatureConfig
 from ..graph.constraints import POLICIES, check_policy
 from ..graph.training import DEFAULT_PARALLEL_BATCH
 from ..setting_types import (  # noqa: F401  (check_settings, config_errors: for mst_parser)
-    TABLE_SIZE, at_least, check_settings, config_errors, number_in, one_of, positive_int,
+    TABLE_SIZE, at_least, check_settings, config_errors, int_in, number_in, one_of, positive_int,
+    unit_share,
 )
 
+# Settings the saved cfg leaves out: the compaction is in the saved weights (and
+# the pipeline's config.cfg), which compacting again leaves as they are.
+UNSAVED = ("arc_density", "label_density", "weight_levels")
 # Settings that define the trained model: a load-time config must match.
 MODEL_SETTINGS = ("order", "label_buckets")
 
@@ -72,6 +83,8 @@ DEFAULT_CONFIG = {
     "filter_arcs": True,
     # attach a final word to the root word where the training trees do (graph/final_word.pyx)
     "final_to_root": True,
+    # compaction of the prediction weights (learners/sparse_weights.py): none
+    "arc_density": 1.0, "label_density": 1.0, "weight_levels": 127,
     "scorer": {"@scorers": "spacy_mstparse.parser_scorer.v1"},
 }
 
@@ -96,6 +109,9 @@ SETTING_TYPES = {
     "keep_heads": at_least(0),
     "filter_arcs": bool,
     "final_to_root": bool,
+    "arc_density": unit_share,
+    "label_density": unit_share,
+    "weight_levels": int_in(2, 127),
 }
 
 
@@ -105,6 +121,11 @@ def default_setting(key: str):
     if isinstance(value, dict):
         return registry.resolve({key: value})[key]
     return value
+
+
+def compaction(cfg) -> tuple:
+    """GraphModel's ``compaction`` from a cfg: (arc_density, label_density, weight_levels)."""
+    return tuple(cfg[key] for key in UNSAVED)
 
 
 def constraint_policy(value=None) -> str:

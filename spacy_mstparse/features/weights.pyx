@@ -62,32 +62,36 @@ cdef class QuantizedWeights:
         return (QuantizedWeights, (self.codes, self.codebook))
 
 
-def quantize(weights):
+def quantize(weights, levels=N_LEVELS):
     """``QuantizedWeights`` of a float weight vector: 0 stays exactly 0; with
-    at most 255 distinct non-zero values the codes are exact; otherwise each
-    non-zero weight keeps its sign and its magnitude goes to the nearest (in
-    log scale) of 127 levels spaced geometrically from the 0.5th percentile
-    of the non-zero magnitudes to the largest one."""
+    at most 255 distinct non-zero values (``2 * levels`` with fewer
+    ``levels``) the codes are exact; otherwise each non-zero weight keeps its
+    sign and its magnitude goes to the nearest (in log scale) of ``levels``
+    (2 to 127) levels spaced geometrically from the 0.5th percentile of the
+    non-zero magnitudes to the largest one. The values the codes stand for
+    quantize to themselves (the exact case)."""
+    if not 2 <= levels <= N_LEVELS:
+        raise ValueError(f"levels must be 2 to {N_LEVELS}, got {levels!r}")
     w = numpy.ascontiguousarray(weights, dtype="float32").reshape(-1)
     where = numpy.flatnonzero(w)
     values = w[where]
     codebook = numpy.zeros(N_CODES, dtype="float32")
     codes = numpy.zeros(w.shape[0], dtype="uint8")
     distinct, index = numpy.unique(values, return_inverse=True)
-    if distinct.shape[0] <= N_CODES - 1:
+    if distinct.shape[0] <= (N_CODES - 1 if levels == N_LEVELS else 2 * levels):
         codebook[1:1 + distinct.shape[0]] = distinct
         codes[where] = 1 + index
         return QuantizedWeights(codes, codebook)
     magnitude = numpy.abs(values).astype("float64")
     lo = float(numpy.percentile(magnitude, SMALLEST_PERCENTILE))
     hi = float(magnitude.max())
-    levels = numpy.geomspace(lo, hi, N_LEVELS)
-    step = numpy.log(hi / lo) / (N_LEVELS - 1)
+    grid = numpy.geomspace(lo, hi, levels)
+    step = numpy.log(hi / lo) / (levels - 1)
     level = numpy.rint(numpy.log(numpy.maximum(magnitude, lo) / lo) / step)
-    level = numpy.clip(level, 0, N_LEVELS - 1).astype("uint8")
-    codebook[1:1 + N_LEVELS] = levels
-    codebook[1 + N_LEVELS:1 + 2 * N_LEVELS] = -levels
-    codes[where] = numpy.where(values > 0, 1 + level, 1 + N_LEVELS + level)
+    level = numpy.clip(level, 0, levels - 1).astype("uint8")
+    codebook[1:1 + levels] = grid
+    codebook[1 + levels:1 + 2 * levels] = -grid
+    codes[where] = numpy.where(values > 0, 1 + level, 1 + levels + level)
     return QuantizedWeights(codes, codebook)
 
 

@@ -33,6 +33,7 @@ from ..features.config import FeatureConfig
 from ..features.grandparent import GrandparentFeatures
 from ..features.second_order import SiblingFeatures
 from ..features.weights import quantize
+from ..learners.sparse_weights import NO_COMPACTION, check_compaction, compact
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
 from ..labeler.chain_marginals import label_marginals
 from .batch import FIRST_PASS_WIDTH, parse_sentences
@@ -54,6 +55,11 @@ class GraphModel:
     labeler_version: the labeler's version (``labeler.arc_labeler``; 1 for
         models saved before version 2 existed).
     quantize_weights: predict with 8-bit arc weights.
+    compaction: (arc density, label density, levels): the weights installed
+        keep at most that share of their table non-zero (the largest
+        magnitudes) and, with levels < 127, are rounded to that many
+        magnitudes per sign (``learners.sparse_weights.compact``); smaller
+        saved models. (1.0, 1.0, 127): none.
     The arc filter (``fit_arc_filter``, ``features.arc_filter``): in
         prediction (while ``filter_arcs``, a runtime setting), arcs longer
         than the training trees show for their tag pair and direction are
@@ -92,6 +98,7 @@ class GraphModel:
         labeler_version: int = 1,
         quantize_weights: bool = False,
         keep_heads: int = 0,
+        compaction: Tuple[float, float, int] = NO_COMPACTION,
     ):
         if not features.is_resolved:
             raise ValueError("the features' \"auto\" settings must be chosen first "
@@ -124,6 +131,7 @@ class GraphModel:
         self.label_weights: Optional[numpy.ndarray] = None
         self.quantize_weights = bool(quantize_weights)
         self.keep_heads = int(keep_heads)
+        self.compaction = check_compaction(compaction)
         self._quantized = None
 
     # -- sizes and labels ------------------------------------------------------
@@ -141,7 +149,9 @@ class GraphModel:
         return self.arc_weights is not None
 
     def set_weights(self, arc: numpy.ndarray, label: numpy.ndarray) -> None:
-        """Install prediction weights (float32, checked against the sizes)."""
+        """Install prediction weights (float32, checked against the sizes),
+        compacted as ``compaction`` says (``sparse_weights.compact``: which
+        leaves compacted weights as they are)."""
         arc = numpy.ascontiguousarray(arc, dtype="float32").reshape(-1)
         label = numpy.ascontiguousarray(label, dtype="float32").reshape(-1)
         if arc.shape[0] != self.n_arc_weights or label.shape[0] != self.n_label_weights:
@@ -149,7 +159,9 @@ class GraphModel:
                 f"weights of sizes {arc.shape[0]} / {label.shape[0]} do not fit this model "
                 f"({self.n_arc_weights} arc weights, {self.n_label_weights} label weights)"
             )
-        self.arc_weights, self.label_weights = arc, label
+        arc_density, label_density, levels = self.compaction
+        self.arc_weights = compact(arc, arc_density, levels)
+        self.label_weights = compact(label, label_density, levels)
         self._quantized = None
 
     @property
