@@ -3,6 +3,8 @@ against the float weights they stand for, the C batch parser
 (``graph.batch``, ``GraphModel.parse_batch``) against the Python path
 sentence by sentence, one thread against two, and the component's
 ``n_threads`` / ``quantize_weights`` settings, also given at load time."""
+import threading
+
 import numpy as np
 import pytest
 import spacy
@@ -14,6 +16,7 @@ from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
 from spacy_mstparse.features.weights import QuantizedWeights, quantize
 from spacy_mstparse.graph import GraphModel
+from spacy_mstparse.components.mst_parser import MSTParser
 from spacy_mstparse.graph.analysis import analyse
 
 N_BUCKETS = 2**14
@@ -101,6 +104,28 @@ def test_batch_parse_equals_the_python_path_on_any_number_of_threads(sentences, 
             np.testing.assert_array_equal(labels, parse.labels)
 
 
+@pytest.mark.parametrize("order,decoder", [(1, "eisner"), (2, "eisner")])
+def test_python_threads_sharing_a_batch_parse_each_sentence_once(sentences, order, decoder):
+    """Several Python threads running one ``batch_parse`` job (as the pipe's
+    worker and caller do) give the parses of the Python path."""
+    model = random_model(order, decoder, quantized=True)
+    expected = [analyse(model, s) for s in sentences]
+    for threads in ((1, 1), (2, 1), (1, 1, 1)):
+        job = model.batch_parse(sentences * 3)
+        workers = [threading.Thread(target=job.run, args=(n,)) for n in threads]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        got = job.results()
+        assert len(got) == 3 * len(sentences)
+        for (heads, labels), parse in zip(got, expected * 3):
+            np.testing.assert_array_equal(heads, parse.heads)
+            np.testing.assert_array_equal(labels, parse.labels)
+    with pytest.raises(RuntimeError, match="run"):
+        model.batch_parse(sentences).results()
+
+
 def test_quantized_prediction_reads_the_codes(sentences):
     """With quantize_weights the model's scores are those of the dequantized
     weights (not of the float ones)."""
@@ -142,15 +167,15 @@ def test_n_threads_and_quantize_weights_set_at_load_time(trained_pipeline, sampl
     parser = nlp2.get_pipe("mst_parser")
     assert parser.cfg["n_threads"] == 2
     calls = []
-    original = GraphModel.parse_batch
+    original = MSTParser.parse_prepared
 
-    def recording(self, sentences, n_threads=1):
-        calls.append(n_threads)
-        return original(self, sentences, n_threads)
+    def recording(self, prepared, n_threads):
+        calls.append(threading.get_ident())
+        return original(self, prepared, n_threads)
 
-    monkeypatch.setattr(GraphModel, "parse_batch", recording)
+    monkeypatch.setattr(MSTParser, "parse_prepared", recording)
     assert parses(nlp2, docs) == one
-    assert calls and set(calls) == {2}
+    assert len(set(calls)) == 2   # a worker thread and the caller's parse the batches
     nlp3 = spacy.load(trained_pipeline,
                       config={"components": {"mst_parser": {"quantize_weights": True}}})
     parser3 = nlp3.get_pipe("mst_parser")
@@ -225,3 +250,25 @@ def test_batch_parse_with_pruning_equals_the_python_path(sentences, order):
             parse = analyse(model, s)
             np.testing.assert_array_equal(heads, parse.heads)
             np.testing.assert_array_equal(labels, parse.labels)
+
+
+def test_two_threads_overlap_batches_with_the_same_annotations(trained_pipeline, sample_dev):
+    """n_threads = 2 in ``pipe``: a worker parses a batch while the caller
+    prepares and annotates the others; docs that are not plain-parsed (fixed
+    heads) and empty docs in between change nothing."""
+    nlp = spacy.load(trained_pipeline)
+    docs = dev_docs(nlp.vocab, sample_dev, n=23)
+    docs.insert(5, nlp.make_doc(""))
+
+    def fresh():
+        copies = [d.copy() for d in docs]
+        copies[9][1]._.fixed_head = copies[9][0]
+        return copies
+
+    parser = nlp.get_pipe("mst_parser")
+    expected = [[(t.head.i, t.dep_) for t in doc] for doc in parser.pipe(fresh(), batch_size=4)]
+    assert expected[9][1][0] == 0 and expected[5] == []   # the fixed head held
+    parser.cfg["n_threads"] = 2
+    for batch_size in (1, 4, 100):
+        got = [[(t.head.i, t.dep_) for t in doc] for doc in parser.pipe(fresh(), batch_size=batch_size)]
+        assert got == expected

@@ -15,6 +15,7 @@ which ``to_bytes``, ``to_disk``, their inverses and pickling all use.
 """
 import warnings
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
@@ -81,9 +82,42 @@ class DependencyPipe(serialization.PartsSerializer, Pipe):
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        for batch in minibatch(stream, size=batch_size):
-            self.set_annotations(batch, self.predict(batch))
-            yield from batch
+        """The docs, annotated batch by batch. A subclass whose parsing runs
+        in C without the GIL splits ``predict`` into ``prepare_batch``
+        (Python), ``parse_prepared(prepared, n_threads)`` (C; threads may
+        share a batch) and ``predictions(prepared)``. With ``n_threads`` > 1
+        a worker thread parses each batch while this thread prepares the
+        next batch, then helps parse what is left of it, and annotates it
+        while the worker parses the next: the Python work no longer runs
+        alone (same parses)."""
+        n_threads = self.cfg.get("n_threads", 1)
+        batches = minibatch(stream, size=batch_size)
+        if n_threads <= 1 or not hasattr(self, "parse_prepared"):
+            for batch in batches:
+                self.set_annotations(batch, self.predict(batch))
+                yield from batch
+            return
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            parsing = None   # (batch, prepared, the worker's future)
+            for batch in batches:
+                prepared = self.prepare_batch(batch)    # while the worker parses
+                parsed = parsing and self._join(*parsing)
+                parsing = (batch, prepared, worker.submit(self.parse_prepared, prepared,
+                                                          n_threads - 1))
+                if parsed:
+                    yield from self._annotated(*parsed)  # while the worker parses
+            if parsing is not None:
+                yield from self._annotated(*self._join(*parsing))
+
+    def _join(self, batch: List[Doc], prepared, running: Future) -> tuple:
+        """Parse the sentences of the batch still unclaimed, wait for the worker."""
+        self.parse_prepared(prepared, 1)
+        running.result()
+        return batch, prepared
+
+    def _annotated(self, batch: List[Doc], prepared) -> List[Doc]:
+        self.set_annotations(batch, self.predictions(prepared))
+        return batch
 
     # -- labels ---------------------------------------------------------------
     @property

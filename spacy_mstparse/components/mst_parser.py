@@ -30,9 +30,9 @@ from ..features.doc_arrays import SentenceEncoder
 from ..graph import GraphModel, GraphTrainer
 from ..graph.replicas import check_replicas, make_trainer
 from ..graph.decoder_choice import choose_decoder
-from ..graph.analysis import analyse
 from ..scoring import score_parse
-from . import extensions, mst_calibration, mst_explain, mst_inputs, parse_rows, serialization as ser
+from . import (extensions, mst_batches, mst_calibration, mst_explain, mst_inputs, parse_rows,
+               serialization as ser)
 from .base import SCORE_WEIGHTS, DependencyPipe
 from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES as T, UNSAVED,
                                   check_settings, compaction, config_errors, constraint_policy,
@@ -230,45 +230,13 @@ class MSTParser(DependencyPipe):
 
     def predict(self, docs: Iterable[Doc]):
         """Heads and label ids for every sentence (chunk) of every doc."""
-        self.prediction_weights()
-        chunked = [(doc, self.chunk_spans(self.sentence_spans(doc))) for doc in docs]
-        return list(zip([chunks for _, chunks in chunked], self.analyse_docs(chunked)))
+        prepared = self.prepare_batch(docs)
+        self.parse_prepared(prepared, self.cfg["n_threads"])
+        return self.predictions(prepared)
 
-    def analyse_docs(self, chunked) -> list:
-        """The parses of every ``(doc, chunks)``: the plain parses (no
-        probabilities, n-best lists or constraints) of all the docs go to
-        ``GraphModel.parse_batch`` at once, over ``n_threads`` threads; the
-        other docs to ``analyse_doc``."""
-        plain = not self.cfg["probabilities"] and self.cfg["n_best"] == 1
-        results, batch, slots = [], [], []
-        for doc, chunks in chunked:
-            if chunks:
-                self.check_tags(doc)
-            if plain and chunks and not extensions.has_constraints(doc):
-                slots.append(len(results))
-                batch.append((doc, [(start, end) for start, end, _ in chunks]))
-                results.append(None)
-            else:
-                results.append(self.analyse_doc(doc, chunks))
-        encoded = self.encoder.encode_docs(batch)  # one table for all the docs' words
-        parses = iter(self.graph.parse_batch([s for doc in encoded for s in doc],
-                                             self.cfg["n_threads"]) if batch else ())
-        for i, sentences in zip(slots, encoded):
-            results[i] = [next(parses) for _ in sentences]
-        return results
-
-    def analyse_doc(self, doc: Doc, chunks) -> list:
-        """``SentenceParse`` of every chunk ``(start, end, continues)`` of a
-        doc under the settings (probabilities, n-best lists, constraints)."""
-        cfg = self.cfg
-        sentences = self.encoder.encode(doc, [(start, end) for start, end, _ in chunks])
-        constrained = extensions.has_constraints(doc)
-        return [analyse(self.graph, sentence, probabilities=cfg["probabilities"],
-                        n_best=cfg["n_best"], temperature=cfg["temperature"],
-                        label_temperature=cfg["label_temperature"],
-                        constraints=(extensions.sentence_constraints(doc, start, end)
-                                     if constrained else None), policy=self.constraint_policy)
-                for (start, end, _), sentence in zip(chunks, sentences)]
+    # the steps of predict (mst_batches), which pipe() overlaps with n_threads > 1
+    prepare_batch, parse_prepared = mst_batches.prepare_batch, mst_batches.parse_prepared
+    predictions, analyse_doc = staticmethod(mst_batches.predictions), mst_batches.analyse_doc
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         parsed = [(doc, chunks, parses) for doc, (chunks, parses) in zip(docs, predictions)

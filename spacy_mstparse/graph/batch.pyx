@@ -8,9 +8,10 @@ the decoder (``decoders.dispatch.decode_c``: Eisner 1996 / its second- or
 third-order chart; Chu-Liu-Edmonds, or the second-order hill-climb), and the
 second-stage labeler (McDonald et al. 2006) run in one C function. No Python object is
 created per sentence besides the two result arrays, and the sentences of a
-batch are spread over ``n_threads`` OpenMP threads (``prange``) that share
-the read-only weights; each sentence is parsed by exactly the code one
-thread runs, so the output does not depend on the number of threads.
+batch are claimed one at a time by ``n_threads`` OpenMP threads that share
+the read-only weights (``BatchParse``: other Python threads may join a
+batch); each sentence is parsed by exactly the code one thread runs, so the
+output does not depend on the number of threads.
 
 With ``keep`` > 0 (arc pruning, ``decoders.pruning``) first order prunes
 on the cheap first-pass scores before the full arc scores; second order
@@ -133,72 +134,153 @@ cdef int parse_one(FirstOrderFeatures first, SiblingFeatures sibling,
     return labeler.predict_into(s, <const int32_t*>heads, label_w, root_label, labels)
 
 
-def parse_sentences(list sentences, FirstOrderFeatures first, SiblingFeatures sibling,
-                    GrandparentFeatures grand, int decoder, arc_weights, ArcLabeler labeler,
-                    label_weights, int root_label=-1, int n_threads=1, int keep=0,
-                    final_tags=None):
-    """``[(heads, label ids)]`` (int32 arrays, entry 0 = -1) of every sentence.
+cdef extern from *:
+    """
+    static inline int mst_claim_index(int* counter) {
+        return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    """
+    int mst_claim_index(int* counter) noexcept nogil
+
+
+cdef struct BatchJob:
+    # What every thread parsing a batch reads (borrowed references: the
+    # BatchParse holding the job keeps the objects alive), and the index of
+    # the next sentence to claim.
+    PyObject* first
+    PyObject* sibling
+    PyObject* grand
+    PyObject* labeler
+    Weights w
+    const float* label_w
+    const uint64_t* final_tags
+    int n_final, decoder, root_label, keep, m, next
+    PyObject** sent
+    int** heads
+    int32_t** labels
+    int* status
+
+
+cdef void claim_and_parse(BatchJob* job) noexcept nogil:
+    """Parse the job's sentences one by one, each claimed atomically, until
+    none is left (any number of threads may run this on one job)."""
+    cdef int i
+    while True:
+        i = mst_claim_index(&job.next)
+        if i >= job.m:
+            return
+        job.status[i] = parse_one(<FirstOrderFeatures>job.first, <SiblingFeatures>job.sibling,
+                                  <GrandparentFeatures>job.grand, <Sentence>job.sent[i], &job.w,
+                                  job.decoder, <ArcLabeler>job.labeler, job.label_w,
+                                  job.root_label, job.keep, job.final_tags, job.n_final,
+                                  job.heads[i], job.labels[i])
+
+
+cdef class BatchParse:
+    """The plain parse of a batch of sentences as a job that threads share:
+    ``run(n)`` parses with ``n`` threads until no sentence is left, and may
+    be called from several Python threads at once (each sentence is claimed
+    by exactly one; ``DependencyPipe.pipe`` lets a worker thread and the
+    calling thread share a batch); ``results()`` once every ``run`` has
+    returned: ``[(heads, label ids)]`` (int32 arrays, entry 0 = -1) of every
+    sentence.
 
     first / sibling / grand: the feature extractors (``sibling`` None for
     order 1, ``grand`` None below order 3, with ``sibling``); decoder: a
     ``decoders.dispatch`` code (``DECODERS[name].code``) serving that order;
     arc_weights: float32 vector or ``QuantizedWeights``; labeler (or None)
-    and its float32 ``label_weights``; n_threads: OpenMP threads (>= 1);
-    keep: arc pruning, the ``keep`` best heads per word (0 = none);
-    final_tags: the tags of the final-word rule (uint64; None: no rule,
-    ``final_word``).
+    and its float32 ``label_weights``; keep: arc pruning, the ``keep`` best
+    heads per word (0 = none); final_tags: the tags of the final-word rule
+    (uint64; None: no rule, ``final_word``).
     """
-    if n_threads < 1 or keep < 0:
-        raise ValueError(f"n_threads must be >= 1 and keep >= 0, got {n_threads}, {keep}")
-    if grand is not None and sibling is None:
-        raise ValueError("grandparent factors need sibling features")
-    cdef int order = 1 + (sibling is not None) + (grand is not None)
-    if not serves_c(decoder, order):
-        raise ValueError(f"decoder {decoder} does not decode order {order}")
-    cdef Weights w
-    weights_view(arc_weights, first.n_buckets, &w)
+    cdef BatchJob job
+    cdef list sentences, parses
+    cdef tuple held
     cdef const float[::1] lw
-    cdef const float* label_ptr = NULL
-    if labeler is not None:
-        lw = label_weights
-        if <size_t>lw.shape[0] != labeler.n_rows * labeler.n_labels:
-            raise ValueError("label weights do not match the labeler's table size")
-        label_ptr = &lw[0]
-    cdef int m = len(sentences), i
-    cdef const uint64_t[::1] ft = (numpy.zeros(1, dtype="uint64") if final_tags is None
-                                   or len(final_tags) == 0 else final_tags)
-    cdef int n_final = 0 if final_tags is None else len(final_tags)
-    check_sentences(sentences, first)
-    results = [(numpy.empty(s.n + 1, dtype="int32"), numpy.empty(s.n + 1, dtype="int32"))
-               for s in sentences]
-    cdef PyObject** sent = <PyObject**>malloc(max(1, m) * sizeof(PyObject*))
-    cdef int** heads = <int**>malloc(max(1, m) * sizeof(int*))
-    cdef int32_t** labels = <int32_t**>malloc(max(1, m) * sizeof(int32_t*))
-    cdef int* status = <int*>malloc(max(1, m) * sizeof(int))
-    cdef int[::1] hv
-    cdef int32_t[::1] lv
-    if sent is NULL or heads is NULL or labels is NULL or status is NULL:
-        free(sent); free(heads); free(labels); free(status)
-        raise MemoryError()
-    for i in range(m):
-        sent[i] = <PyObject*>sentences[i]
-        hv = results[i][0]
-        lv = results[i][1]
-        heads[i] = &hv[0]
-        labels[i] = &lv[0]
-    for i in prange(m, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
-        status[i] = parse_one(first, sibling, grand, <Sentence>sent[i], &w, decoder, labeler,
-                              label_ptr, root_label, keep, &ft[0], n_final, heads[i],
-                              labels[i])
-    worst = PARSED
-    for i in range(m):
-        if status[i] != PARSED:
-            worst = status[i]
-            break
-    free(sent); free(heads); free(labels); free(status)
-    if worst == NO_MEMORY:
-        raise MemoryError("could not allocate the work memory of a sentence")
-    if worst == NO_TREE:
-        from ..decoders.trees import NoTreeError
-        raise NoTreeError("no tree avoids the forbidden (-inf) arcs")
-    return results
+    cdef const uint64_t[::1] ft
+
+    def __cinit__(self):
+        self.job.sent = NULL
+        self.job.heads = NULL
+        self.job.labels = NULL
+        self.job.status = NULL
+
+    def __init__(self, list sentences, FirstOrderFeatures first, SiblingFeatures sibling,
+                 GrandparentFeatures grand, int decoder, arc_weights, ArcLabeler labeler,
+                 label_weights, int root_label=-1, int keep=0, final_tags=None):
+        if keep < 0:
+            raise ValueError(f"keep must be >= 0, got {keep}")
+        if grand is not None and sibling is None:
+            raise ValueError("grandparent factors need sibling features")
+        cdef int order = 1 + (sibling is not None) + (grand is not None)
+        if not serves_c(decoder, order):
+            raise ValueError(f"decoder {decoder} does not decode order {order}")
+        weights_view(arc_weights, first.n_buckets, &self.job.w)
+        self.job.label_w = NULL
+        if labeler is not None:
+            self.lw = label_weights
+            if <size_t>self.lw.shape[0] != labeler.n_rows * labeler.n_labels:
+                raise ValueError("label weights do not match the labeler's table size")
+            self.job.label_w = &self.lw[0]
+        self.ft = (numpy.zeros(1, dtype="uint64") if final_tags is None or len(final_tags) == 0
+                   else final_tags)
+        check_sentences(sentences, first)
+        self.held = (first, sibling, grand, labeler, arc_weights, label_weights)
+        self.sentences = sentences
+        self.job.first, self.job.sibling = <PyObject*>first, <PyObject*>sibling
+        self.job.grand, self.job.labeler = <PyObject*>grand, <PyObject*>labeler
+        self.job.final_tags = &self.ft[0]
+        self.job.n_final = 0 if final_tags is None else len(final_tags)
+        self.job.decoder, self.job.root_label, self.job.keep = decoder, root_label, keep
+        cdef int m = len(sentences), i
+        self.job.m, self.job.next = m, 0
+        self.parses = [(numpy.empty(s.n + 1, dtype="int32"), numpy.empty(s.n + 1, dtype="int32"))
+                       for s in sentences]
+        self.job.sent = <PyObject**>malloc(max(1, m) * sizeof(PyObject*))
+        self.job.heads = <int**>malloc(max(1, m) * sizeof(int*))
+        self.job.labels = <int32_t**>malloc(max(1, m) * sizeof(int32_t*))
+        self.job.status = <int*>calloc(max(1, m), sizeof(int))
+        if (self.job.sent is NULL or self.job.heads is NULL or self.job.labels is NULL
+                or self.job.status is NULL):
+            raise MemoryError()
+        cdef int[::1] hv
+        cdef int32_t[::1] lv
+        for i in range(m):
+            self.job.sent[i] = <PyObject*>sentences[i]
+            hv = self.parses[i][0]
+            lv = self.parses[i][1]
+            self.job.heads[i] = &hv[0]
+            self.job.labels[i] = &lv[0]
+
+    def __dealloc__(self):
+        free(self.job.sent)
+        free(self.job.heads)
+        free(self.job.labels)
+        free(self.job.status)
+
+    def run(self, int n_threads=1) -> None:
+        """Parse with ``n_threads`` threads (OpenMP) until no sentence is left."""
+        if n_threads < 1:
+            raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+        cdef int t
+        if n_threads == 1:
+            with nogil:
+                claim_and_parse(&self.job)
+        else:
+            for t in prange(n_threads, nogil=True, num_threads=n_threads, schedule="static",
+                            chunksize=1):
+                claim_and_parse(&self.job)
+
+    def results(self) -> list:
+        """``[(heads, label ids)]`` of every sentence (after every ``run``)."""
+        if self.job.next < self.job.m:
+            raise RuntimeError("the batch has sentences not parsed yet: run() it first")
+        cdef int i
+        for i in range(self.job.m):
+            if self.job.status[i] == NO_MEMORY:
+                raise MemoryError("could not allocate the work memory of a sentence")
+            if self.job.status[i] == NO_TREE:
+                from ..decoders.trees import NoTreeError
+                raise NoTreeError("no tree avoids the forbidden (-inf) arcs")
+        return self.parses
+

@@ -36,7 +36,7 @@ from ..features.weights import quantize
 from ..learners.sparse_weights import NO_COMPACTION, check_compaction, compact
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
 from ..labeler.chain_marginals import label_marginals
-from .batch import FIRST_PASS_WIDTH, parse_sentences
+from .batch import FIRST_PASS_WIDTH, BatchParse
 from .final_word import attach_final, fit_final_tags
 
 
@@ -330,12 +330,19 @@ class GraphModel:
     def parse_batch(self, sentences, n_threads: int = 1) -> List[Tuple[numpy.ndarray, numpy.ndarray]]:
         """``parse`` of every sentence, in C without the GIL, the sentences
         spread over ``n_threads`` threads (same results for any number)."""
+        job = self.batch_parse(sentences)
+        job.run(n_threads)
+        return job.results()
+
+    def batch_parse(self, sentences) -> BatchParse:
+        """``parse_batch`` as a job: ``run(n_threads)`` (from any number of
+        Python threads at once), then ``results()``."""
         if not self.has_weights:
             raise ValueError("the model has no weights: train it or load saved weights")
-        return parse_sentences(list(sentences), self.prediction_first_order, self.sibling,
-                               self.grandparent, DECODERS[self.decoder].code, self.prediction_arc_weights,
-                               self.labeler, self.label_weights, self.root_label_id,
-                               n_threads, self.pruning(True), self.prediction_final_tags)
+        return BatchParse(list(sentences), self.prediction_first_order, self.sibling,
+                          self.grandparent, DECODERS[self.decoder].code, self.prediction_arc_weights,
+                          self.labeler, self.label_weights, self.root_label_id,
+                          self.pruning(True), self.prediction_final_tags)
 
     # -- plain data ----------------------------------------------------------------
     def settings(self) -> Dict[str, object]:
