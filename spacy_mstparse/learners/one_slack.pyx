@@ -32,7 +32,14 @@ block-coordinate pairwise Frank-Wolfe steps (Osokin et al. 2016: weight
 moves from a tree in use to the most violated one, exact line search; plain
 Frank-Wolfe steps zig-zag and stalled far from the optimum), the cached
 trees as the oracle, in sweeps until the sweep's gap over the cache is
-small (``_cache_sweeps``) or after ``max_cache_rounds``. D = sum_i ell_i -
+at most ``sweep_stop`` times the pass's gap (``_cache_sweeps``) or after
+``max_cache_rounds``. A block update computes the features of the
+sentence's cached trees once and may take ``block_steps`` pairwise steps
+(the margins moved by gathers from each step's direction). ``n_best`` > 1
+caches the sentence's runners-up of the loss-augmented k-best decoding too
+(the best stays the Frank-Wolfe vertex). On EWT none of the three bought
+a smaller gap per unit of training time (BENCHMARKS.md, ssvm-sparse):
+the gap per pass is set by the decoding passes. D = sum_i ell_i -
 lam/2 ||w||^2 is exact, so P(w) - D is the certified gap. The cache bounds
 the trees in use per sentence: too small a cache (5 on ten short
 sentences) stalls the dual short of the optimum. Without the cache: the
@@ -232,9 +239,13 @@ cdef class OneSlackSSVM(Learner):
         if n_buckets > (1 << 32):
             raise ValueError(f"OneSlackSSVM: at most 2^32 buckets, got {n_buckets}")
         self.n_train = n_train
-        self._pass_sum_arr = numpy.zeros(n_buckets, dtype=numpy.float64)
-        self._pass_sum = self._pass_sum_arr
         self._w = numpy.zeros(n_buckets, dtype=numpy.float64)
+        # the pass sum and the touched buckets serve the working set of
+        # constraints (no cache); with the cache, a reused mask of the
+        # buckets a sweep changed
+        self._pass_sum_arr = None if self.cache_size else numpy.zeros(n_buckets, numpy.float64)
+        if self._pass_sum_arr is not None:
+            self._pass_sum = self._pass_sum_arr
         self._touched = numpy.zeros(n_buckets, dtype=bool)
         self._support = None
         if self.cache_size and features is None:
@@ -289,10 +300,10 @@ cdef class OneSlackSSVM(Learner):
         cdef const uint64_t[:] idx
         cdef const double[:] val
         cdef long n_wrong, total_wrong = 0
-        if self._pass_sum_arr is None:
+        if self._w is None:
             raise ValueError(
                 "OneSlackSSVM: call begin_training() first (nlp.initialize does it for mst_parser)")
-        if table.n_buckets != self._pass_sum_arr.shape[0]:
+        if table.n_buckets != self._w.shape[0]:
             raise ValueError("OneSlackSSVM: weight table size differs from begin()")
         cdef double margin
         cdef bint warm = self.warm
@@ -371,7 +382,8 @@ cdef class OneSlackSSVM(Learner):
             self.converged = True
         elif exact and not self.converged and self._cache is None:
             self._add_constraint(table, a_new, n)
-        self._pass_sum_arr.fill(0.0)
+        if self._pass_sum_arr is not None:
+            self._pass_sum_arr.fill(0.0)
         sweeps, cache_gap = 0, None
         sweep_start = time.perf_counter()
         if not self.converged and self._cache is not None:
@@ -439,7 +451,7 @@ cdef class OneSlackSSVM(Learner):
         estimate), or ``max_cache_rounds`` sweeps; w written into the table.
         Returns (sweeps, the last sweep's gap)."""
         cdef double n = <double>self.n_train
-        changed = numpy.zeros(self._w.shape[0], dtype=bool)
+        changed = self._touched   # all False between sweeps
         changed[self._cache.evict_all(self._w, self.lam, n).astype(numpy.intp)] = True
         gap, sweeps = None, 0
         cdef double stop = 0.5 * self._threshold(self._dual)
@@ -448,16 +460,26 @@ cdef class OneSlackSSVM(Learner):
             # move the dual; the next decoding pass adds what is missing
             stop = max(stop, self.sweep_stop * pass_gap)
         while sweeps < self.max_cache_rounds:
-            gap, ids = self._cache.sweep(self._w, self.lam, n, self._mark, self.block_steps)
-            changed[ids.astype(numpy.intp)] = True
+            gap = self._cache.sweep(self._w, self.lam, n, self._mark, self.block_steps, changed)
             sweeps += 1
             if gap <= stop:
                 break
-        self._sync(table, numpy.flatnonzero(changed).astype(numpy.uint64))
+        self._sync_mask(table, changed)
         self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
         self.cache_hits += sweeps
         self.iteration += sweeps   # dual updates
         return sweeps, gap
+
+    def _sync_mask(self, WeightTable table, changed):
+        """The table's w on the buckets of the bool mask ``changed`` (cleared
+        here), a slice of the table at a time (bounded scratch memory)."""
+        cdef Py_ssize_t start, step = 1 << 18
+        for start in range(0, changed.shape[0], step):
+            ids = numpy.flatnonzero(changed[start:start + step])
+            if ids.shape[0]:
+                ids += start
+                table.assign(ids.astype(numpy.uint64), self._w[ids])
+                changed[ids] = False
 
     def _sync(self, WeightTable table, ids):
         """The table's w on ``ids`` (uint64) from the learner's float64 w."""

@@ -65,6 +65,11 @@ cdef class TreeCache:
         if slot is None:
             slot = self._entries[key] = [sentence, OrderedDict(), 0.0]
         trees = slot[1]
+        if trees:
+            # the sentence's trees share one gold array when they can
+            first = next(iter(trees.values()))[0]
+            if numpy.array_equal(first, gold):
+                gold = first
         signature = gold[1:].tobytes() + tree[1:].tobytes()
         if signature in trees:
             trees.move_to_end(signature)
@@ -346,17 +351,25 @@ cdef class TreeCache:
                 self._block[:old.shape[0]] = old
         return self._block
 
-    def sweep(self, w, double lam, double n, mark, int steps=1):
-        """``block_update`` on every cached sentence; returns (the sum of
-        their gaps: the duality gap over the joint constraints the cache can
-        form, at the w before each step; the buckets of w changed)."""
+    def sweep(self, w, double lam, double n, mark, int steps=1, changed=None):
+        """``block_update`` on every cached sentence; returns the sum of
+        their gaps (the duality gap over the joint constraints the cache can
+        form, at the w before each step), and without ``changed`` (a bool
+        mask of w's size, set where w changed) the buckets of w changed."""
         total = 0.0
-        changed = numpy.zeros(w.shape[0], dtype=bool)
+        mask = numpy.zeros(w.shape[0], dtype=bool) if changed is None else changed
+        cdef unsigned char[::1] mv = mask.view(numpy.uint8)
+        cdef uint64_t[::1] iv
+        cdef Py_ssize_t i
         for key in list(self._entries):
             gap, ids = self.block_update(key, w, lam, n, mark, steps)
             total += gap
-            changed[ids.astype(numpy.intp)] = True
-        return total, numpy.flatnonzero(changed).astype(numpy.uint64)
+            iv = ids
+            for i in range(iv.shape[0]):
+                mv[iv[i]] = 1
+        if changed is not None:
+            return total
+        return total, numpy.flatnonzero(mask).astype(numpy.uint64)
 
 
 cdef double _TIE = 1e-12
