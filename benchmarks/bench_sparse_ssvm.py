@@ -409,6 +409,8 @@ def run_sizes(args):
         if log.exists():
             text = log.read_text()
             for key, label in (("wall", "Elapsed (wall clock) time"),
+                               ("user_seconds", "User time (seconds)"),
+                               ("system_seconds", "System time (seconds)"),
                                ("peak_rss_kb", "Maximum resident set size (kbytes)")):
                 lines = [line for line in text.splitlines() if label in line]
                 if lines:

@@ -37,9 +37,7 @@ at most ``sweep_stop`` times the pass's gap (``_cache_sweeps``) or after
 sentence's cached trees once and may take ``block_steps`` pairwise steps
 (the margins moved by gathers from each step's direction). ``n_best`` > 1
 caches the sentence's runners-up of the loss-augmented k-best decoding too
-(the best stays the Frank-Wolfe vertex). On EWT none of the three bought
-a smaller gap per unit of training time (BENCHMARKS.md, ssvm-sparse):
-the gap per pass is set by the decoding passes. D = sum_i ell_i -
+(the best stays the Frank-Wolfe vertex). D = sum_i ell_i -
 lam/2 ||w||^2 is exact, so P(w) - D is the certified gap. The cache bounds
 the trees in use per sentence: too small a cache (5 on ten short
 sentences) stalls the dual short of the optimum. Without the cache: the
