@@ -23,6 +23,8 @@ curve when matplotlib is installed.
     .venv/bin/python -m benchmarks.bench_sparse_ssvm sizes --runs default=training/default,sparse=training/sparse --output benchmarks/results/sparse_sizes.json
     .venv/bin/python -m benchmarks.bench_sparse_ssvm compact --model training/default/model-best --dev corpus/dev.spacy --grid "0.25,0.01,11;0.2,0.01,15" --output benchmarks/results/sparse_compaction_default.json
 
+    .venv/bin/python -m benchmarks.bench_sparse_ssvm settings --n-train 2000 --lam 0.0627 --max-iter 13 --settings 'shipped={};n_best3={"n_best": 3}' --output benchmarks/results/ssvm_settings.json
+
 The ssvm run trains the 1-slack SSVM with its cache of loss-augmented trees
 (``--cache-size``, ``--max-cache-rounds``, ``--warm-start``) and plots dev
 UAS, the objectives and the relative duality gap against training time.
@@ -336,6 +338,54 @@ def run_ssvm(args):
     return {"n_train": len(train_egs), "lam": args.lam, "summary": summary, "curves": curves}
 
 
+def run_settings(args):
+    """The 1-slack SSVM's gap per decoding pass under learner settings
+    (``--settings name=JSON;...``, each over the shipped config's learner):
+    ``GraphTrainer`` over the first ``--n-train`` EWT sentences, encoded
+    once, reshuffled every pass (``random.Random(0)``), no dev evaluation;
+    the learner's history (gap, dual, sweep seconds) per pass."""
+    import random
+
+    from spacy_mstparse.graph.training import GraphTrainer
+    from spacy_mstparse.learners.one_slack import OneSlackSSVM
+
+    config = spacy.util.load_config(Path(__file__).resolve().parents[1] / "configs"
+                                    / "mst_parser_ssvm.cfg")
+    component = dict(config["components"]["mst_parser"])
+    component.pop("factory")
+    shipped = {k: v for k, v in component["learner"].items() if not k.startswith("@")}
+    component["learner"] = {"@mst_learners": "spacy_mstparse.MIRA.v1"}   # replaced below
+    nlp = spacy.blank("en")
+    parser = nlp.add_pipe("mst_parser", config=component)
+    lang, train_file, _ = TREEBANKS["en_ewt"]
+    egs = common.gold_examples(args.data_dir / train_file, nlp.vocab, args.n_train)
+    nlp.initialize(lambda: egs)
+    data = common.encoded_gold(parser, egs)
+    runs = {}
+    for item in filter(None, args.settings.split(";")):
+        name, extra = item.split("=", 1)
+        settings = {**shipped, "lam": args.lam, "verbose": False, **json.loads(extra)}
+        learner = OneSlackSSVM(**settings)
+        trainer = GraphTrainer(parser.graph, learner)
+        trainer.begin(list(data))
+        rng = random.Random(0)
+        order = list(data)
+        cpu = time.process_time()
+        for _ in range(args.max_iter):
+            rng.shuffle(order)
+            trainer.train((s, h, None) for s, h in order)
+            trainer.flush()
+            if learner.converged:
+                break
+        runs[name] = {"settings": settings, "cpu_seconds": time.process_time() - cpu,
+                      "history": learner.history}
+        exact = [(h["pass"], round(100 * h["relative_gap"], 2)) for h in learner.history
+                 if h["exact"]]
+        print(name, json.dumps({"cpu_seconds": runs[name]["cpu_seconds"], "gap_pct": exact}),
+              flush=True)
+    return {"n_train": len(data), "lam": args.lam, "runs": runs}
+
+
 def disk_kb(path: Path) -> int:
     """``du -sk``: the blocks the files under ``path`` take, in KB."""
     return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file()) // 1024 + sum(
@@ -360,6 +410,8 @@ def run_sizes(args):
         if log.exists():
             text = log.read_text()
             for key, label in (("wall", "Elapsed (wall clock) time"),
+                               ("user_seconds", "User time (seconds)"),
+                               ("system_seconds", "System time (seconds)"),
                                ("peak_rss_kb", "Maximum resident set size (kbytes)")):
                 lines = [line for line in text.splitlines() if label in line]
                 if lines:
@@ -418,11 +470,13 @@ def run_compact(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["table", "ssvm", "groups", "sizes", "compact"])
+    ap.add_argument("what", choices=["table", "ssvm", "groups", "sizes", "compact", "settings"])
     ap.add_argument("--model", default=None, help="compact: a trained pipeline (model-best)")
     ap.add_argument("--dev", default=None, help="compact: the dev corpus (.spacy)")
     ap.add_argument("--grid", default="1,1,127",
                     help="compact: arc_density,label_density,levels;... (one row each)")
+    ap.add_argument("--settings", default="",
+                    help="settings: name=JSON learner settings over the shipped config's;...")
     ap.add_argument("--runs", default="",
                     help="sizes: name=spacy-train-output-dir,... (model-best measured)")
     ap.add_argument("--reference", default="default", help="sizes: the run compared with")
@@ -476,7 +530,7 @@ def main():
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.time()
     result = {"table": run_table, "ssvm": run_ssvm, "groups": run_groups,
-              "sizes": run_sizes, "compact": run_compact}[args.what](args)
+              "sizes": run_sizes, "compact": run_compact, "settings": run_settings}[args.what](args)
     result["meta"] = {
         "command": common.invocation("bench_sparse_ssvm"),
         "commit": common.git("rev-parse", "--short", "HEAD"),

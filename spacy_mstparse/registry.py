@@ -131,7 +131,9 @@ def make_one_slack_ssvm(lam: positive_number = 1e-3, eps: positive_number = 0.01
                         max_constraints: non_negative_int = 20,
                         cache_size: non_negative_int = 0, max_cache_rounds: positive_int = 200,
                         warm_start: non_negative_int = 0, verbose: bool = True,
-                        exact_every: positive_int = 1, relative_eps: bool = False):
+                        exact_every: positive_int = 1, relative_eps: bool = False,
+                        sweep_stop: float = 0.1, block_steps: positive_int = 1,
+                        n_best: positive_int = 1):
     """1-slack structural SVM by cutting planes (Joachims et al. 2009), C = 1/lam:
     one constraint per decoding pass over the training set, stopping at
     duality gap <= eps. ``cache_size`` (0 = none): the last distinct
@@ -148,13 +150,19 @@ def make_one_slack_ssvm(lam: positive_number = 1e-3, eps: positive_number = 0.01
     ``max_constraints`` (0 = no limit) bounds the working set, i.e. memory:
     each constraint is a sparse vector over the buckets of a whole pass.
     ``verbose``: a progress line per pass on stderr (primal, dual, gap,
-    cache hits, decoder passes, time)."""
+    cache hits, decoder passes, time). ``sweep_stop``: the cache sweeps also
+    stop once their gap is at most this fraction of the pass's gap (or its
+    online estimate). ``block_steps``: pairwise Frank-Wolfe steps per
+    sentence block and sweep (the trees' features computed once).
+    ``n_best``: loss-augmented trees decoded per sentence, all cached (the
+    best is the Frank-Wolfe vertex; needs the cache)."""
     from .learners.one_slack import OneSlackSSVM
 
     return OneSlackSSVM(lam=lam, eps=eps, max_inactive=max_inactive, keep_best=keep_best,
                         max_constraints=max_constraints, cache_size=cache_size,
                         max_cache_rounds=max_cache_rounds, warm_start=warm_start,
-                        verbose=verbose, exact_every=exact_every, relative_eps=relative_eps)
+                        verbose=verbose, exact_every=exact_every, relative_eps=relative_eps,
+                        sweep_stop=sweep_stop, block_steps=block_steps, n_best=n_best)
 
 
 @register("mst_features", "spacy_mstparse.GraphFeatures.v2")

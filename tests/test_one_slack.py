@@ -352,3 +352,116 @@ def test_online_passes_converge_and_certify_against_the_reference(tiny):
         OneSlackSSVM(exact_every=2)
     with pytest.raises(ValueError, match="exact_every"):
         OneSlackSSVM(exact_every=0, cache_size=1)
+
+
+def _filled_cache(model, data, size, seed):
+    """A cache holding up to ``size`` loss-augmented trees per sentence,
+    decoded under random weights."""
+    from spacy_mstparse.learners.one_slack_cache import TreeCache
+
+    rng = np.random.default_rng(seed)
+    cache = TreeCache(size, model.first_order)
+    for i, (sentence, heads) in enumerate(data):
+        for _ in range(size):
+            w_other = (rng.normal(size=model.n_arc_weights) * 0.5).astype(np.float32)
+            tree = _decoded_tree(model, sentence, heads, w_other)
+            loss = int(np.count_nonzero(tree[1:] != heads[1:]))
+            if loss:
+                cache.add(i, sentence, heads, tree, loss)
+    return cache
+
+
+def test_block_steps_equal_repeated_single_steps(tiny):
+    """k pairwise steps in one block update (the trees' margins moved by
+    gathers from the step's direction) give the w, the dual weights and the
+    linear term of k single-step updates (margins recomputed from the
+    features each time)."""
+    model, data = tiny
+    lam, n = 0.5, float(len(data))
+    one = _filled_cache(model, data, 5, seed=7)
+    many = _filled_cache(model, data, 5, seed=7)
+    w1 = np.zeros(model.n_arc_weights)
+    wk = np.zeros(model.n_arc_weights)
+    mark = np.zeros(model.n_arc_weights, dtype=np.uint8)
+    keys = [i for i in range(len(data)) if i in one]
+    assert keys
+    for _ in range(2):   # two sweeps: the second starts from dual weights in use
+        for key in keys:
+            gaps = [one.block_update(key, w1, lam, n, mark)[0] for _ in range(6)]
+            gap, ids = many.block_update(key, wk, lam, n, mark, 6)
+            assert gap == pytest.approx(gaps[0], abs=1e-9)
+            assert np.allclose(w1, wk, atol=1e-9)
+            assert set(ids.tolist()) <= set(np.flatnonzero(wk != w1 + 0 * wk).tolist()) | set(
+                np.flatnonzero(wk).tolist()) | set(ids.tolist())
+            assert [t[3] for t in one.trees(key)] == pytest.approx(
+                [t[3] for t in many.trees(key)], abs=1e-9)
+    assert mark.sum() == 0
+    assert one.dual_linear() == pytest.approx(many.dual_linear(), abs=1e-12)
+    assert wk.any()
+
+
+def test_block_steps_reach_the_block_optimum(tiny):
+    """Many pairwise steps on one block (the others empty) solve its QP over
+    the cached trees and the gold tree: the dual value of the dense solver
+    (``solve_dual`` on the trees' x vectors), and w = (1/(lam n)) sum beta x."""
+    from spacy_mstparse.learners import sparse_difference
+
+    model, data = tiny
+    lam, n = 0.05, float(len(data))
+    cache = _filled_cache(model, data, 6, seed=11)
+    key = max((i for i in range(len(data)) if i in cache), key=lambda i: len(cache.trees(i)))
+    sentence, heads = data[key]
+    trees = cache.trees(key)
+    assert len(trees) >= 3
+    X = np.zeros((len(trees), model.n_arc_weights))
+    for t, (gold, tree, _, _) in enumerate(trees):
+        idx, val = sparse_difference(model.tree_features(sentence, gold),
+                                     model.tree_features(sentence, tree))
+        np.add.at(X[t], idx.astype(np.intp), val)
+    a = np.array([t[2] for t in trees])
+    # block dual: (1/n) [beta . a - 1/(2 lam n) ||X^T beta||^2], beta >= 0, sum <= 1
+    _, best, _, _ = solve_dual(X @ X.T, a, lam * n, tol=1e-12)
+    w = np.zeros(model.n_arc_weights)
+    mark = np.zeros(model.n_arc_weights, dtype=np.uint8)
+    cache.block_update(key, w, lam, n, mark, 2000)
+    beta = np.array([t[3] for t in cache.trees(key)])
+    assert np.all(beta >= 0) and beta.sum() <= 1 + 1e-12
+    assert np.allclose(w, X.T @ beta / (lam * n), atol=1e-9)
+    dual = sum(cache.dual_linear() for _ in [0]) - 0.5 * lam * float(w @ w)
+    assert dual == pytest.approx(best / n, rel=1e-6, abs=1e-9)
+    # the block's gap after convergence is ~0
+    gap, _ = cache.block_update(key, w, lam, n, mark, 1)
+    assert gap <= 1e-6
+
+
+def test_n_best_caches_the_runners_up_and_certifies_against_the_reference(tiny):
+    """n_best = 3: every decoding caches the sentence's loss-augmented
+    runners-up too (more trees than with n_best = 1 after one pass); the
+    certified duals and primals bracket the reference optimum, and the
+    relative stopping test is met."""
+    model, data = tiny
+    lam, eps = 0.5, 2e-3
+    plain, ptable = train_one_slack(model, data, lam=lam, eps=1e-6)
+    optimum = primal_objective(model, data, ptable.current(), lam)
+    one, _ = train_one_slack(model, data, lam=lam, eps=eps, cache_size=20, warm_start=1,
+                             max_iter=1)
+    three, _ = train_one_slack(model, data, lam=lam, eps=eps, cache_size=20, warm_start=1,
+                               max_iter=1, n_best=3)
+    assert three.k_best == 3
+    assert three.cache.n_entries > one.cache.n_entries
+    learner, table = train_one_slack(model, data, lam=lam, eps=eps, cache_size=20,
+                                     max_cache_rounds=3, warm_start=1, exact_every=3,
+                                     relative_eps=True, max_iter=1000, n_best=3)
+    assert learner.converged
+    for h in learner.history:
+        assert h["dual"] <= optimum + 1e-9 and h["dual_after"] <= optimum + 1e-9
+        if h["exact"]:
+            assert h["primal"] >= optimum - 1e-9
+    last = learner.history[-1]
+    assert last["exact"] and last["gap"] <= eps * last["primal"]
+    w = learner.finalize_weights(table.current())
+    assert primal_objective(model, data, w, lam) <= optimum * (1 + eps) + 1e-9
+    with pytest.raises(ValueError, match="n_best"):
+        OneSlackSSVM(n_best=2)
+    with pytest.raises(ValueError, match="block_steps"):
+        OneSlackSSVM(block_steps=0, cache_size=1)

@@ -32,7 +32,12 @@ block-coordinate pairwise Frank-Wolfe steps (Osokin et al. 2016: weight
 moves from a tree in use to the most violated one, exact line search; plain
 Frank-Wolfe steps zig-zag and stalled far from the optimum), the cached
 trees as the oracle, in sweeps until the sweep's gap over the cache is
-small (``_cache_sweeps``) or after ``max_cache_rounds``. D = sum_i ell_i -
+at most ``sweep_stop`` times the pass's gap (``_cache_sweeps``) or after
+``max_cache_rounds``. A block update computes the features of the
+sentence's cached trees once and may take ``block_steps`` pairwise steps
+(the margins moved by gathers from each step's direction). ``n_best`` > 1
+caches the sentence's runners-up of the loss-augmented k-best decoding too
+(the best stays the Frank-Wolfe vertex). D = sum_i ell_i -
 lam/2 ||w||^2 is exact, so P(w) - D is the certified gap. The cache bounds
 the trees in use per sentence: too small a cache (5 on ten short
 sentences) stalls the dual short of the optimum. Without the cache: the
@@ -125,6 +130,8 @@ cdef class OneSlackSSVM(Learner):
     cdef readonly int warm_start
     cdef readonly int exact_every
     cdef readonly bint relative_eps
+    cdef readonly double sweep_stop
+    cdef readonly int block_steps
     cdef bint _certify_next
     cdef double _online_gap
     cdef readonly bint verbose
@@ -161,7 +168,8 @@ cdef class OneSlackSSVM(Learner):
     def __init__(self, double lam=1e-3, double eps=0.01, double qp_tol=-1.0,
                  int max_inactive=50, bint keep_best=True, int max_constraints=0,
                  int cache_size=0, int max_cache_rounds=200, int warm_start=0,
-                 bint verbose=False, int exact_every=1, bint relative_eps=False):
+                 bint verbose=False, int exact_every=1, bint relative_eps=False,
+                 double sweep_stop=0.1, int block_steps=1, int n_best=1):
         if not isfinite(lam) or lam <= 0.0:
             raise ValueError(f"OneSlackSSVM: lam must be finite and > 0, got {lam}")
         if not (eps > 0.0):
@@ -174,6 +182,14 @@ cdef class OneSlackSSVM(Learner):
                             ("warm_start", warm_start), ("exact_every", exact_every - 1)):
             if value < 0:
                 raise ValueError(f"OneSlackSSVM: {name} must be >= 0, got {value}")
+        if not (0.0 <= sweep_stop <= 1.0):
+            raise ValueError(f"OneSlackSSVM: sweep_stop must be in [0, 1], got {sweep_stop}")
+        if n_best < 1:
+            raise ValueError(f"OneSlackSSVM: n_best must be >= 1, got {n_best}")
+        if n_best > 1 and not cache_size:
+            raise ValueError("OneSlackSSVM: n_best > 1 needs the cache (cache_size >= 1)")
+        if block_steps < 1:
+            raise ValueError(f"OneSlackSSVM: block_steps must be >= 1, got {block_steps}")
         if warm_start and not cache_size:
             raise ValueError("OneSlackSSVM: warm_start needs the cache (cache_size >= 1)")
         if exact_every > 1 and not cache_size:
@@ -188,9 +204,12 @@ cdef class OneSlackSSVM(Learner):
         self.warm_start = warm_start
         self.exact_every = exact_every
         self.relative_eps = relative_eps
+        self.sweep_stop = sweep_stop
+        self.block_steps = block_steps
         self.verbose = verbose
         self.keep_best = keep_best
         self.loss_augmented = True
+        self.k_best = n_best   # the trainer decodes the n best loss-augmented trees
         self.n_train = 0
         self._pass_sum_arr = None
         self.history = []
@@ -218,9 +237,13 @@ cdef class OneSlackSSVM(Learner):
         if n_buckets > (1 << 32):
             raise ValueError(f"OneSlackSSVM: at most 2^32 buckets, got {n_buckets}")
         self.n_train = n_train
-        self._pass_sum_arr = numpy.zeros(n_buckets, dtype=numpy.float64)
-        self._pass_sum = self._pass_sum_arr
         self._w = numpy.zeros(n_buckets, dtype=numpy.float64)
+        # the pass sum and the touched buckets serve the working set of
+        # constraints (no cache); with the cache, a reused mask of the
+        # buckets a sweep changed
+        self._pass_sum_arr = None if self.cache_size else numpy.zeros(n_buckets, numpy.float64)
+        if self._pass_sum_arr is not None:
+            self._pass_sum = self._pass_sum_arr
         self._touched = numpy.zeros(n_buckets, dtype=bool)
         self._support = None
         if self.cache_size and features is None:
@@ -275,16 +298,23 @@ cdef class OneSlackSSVM(Learner):
         cdef const uint64_t[:] idx
         cdef const double[:] val
         cdef long n_wrong, total_wrong = 0
-        if self._pass_sum_arr is None:
+        if self._w is None:
             raise ValueError(
                 "OneSlackSSVM: call begin_training() first (nlp.initialize does it for mst_parser)")
-        if table.n_buckets != self._pass_sum_arr.shape[0]:
+        if table.n_buckets != self._w.shape[0]:
             raise ValueError("OneSlackSSVM: weight table size differs from begin()")
         cdef double margin
         cdef bint warm = self.warm
         cdef bint stepped = False
         info = None
+        extra = None
         for item in batch:
+            if self.k_best > 1:
+                # (the n best constraints, best first, ..., sentence): the
+                # best is the sentence's most violated tree, the others join
+                # its cache
+                extra = [c[2] for c in item[1:len(item) - 1] if c[2] > 0]
+                item = (*item[0], item[len(item) - 1])
             idx, val, n_wrong = item[0], item[1], item[2]
             noted = self._noted.pop(id(item[3]), None) if len(item) > 3 else None
             total_wrong += n_wrong
@@ -302,8 +332,13 @@ cdef class OneSlackSSVM(Learner):
                         with nogil:
                             _scatter_add(self._pass_sum, idx, val)
                     elif noted is not None and len(noted) >= 2:
-                        self._cache_add(table, item[3], noted[0], noted[len(noted) - 1],
-                                        n_wrong, warm)
+                        if extra:
+                            # noted: gold, then the trees with n_wrong > 0 in
+                            # order; the runners-up go in first, the best is
+                            # the newest tree
+                            for tree, loss in zip(noted[2:], extra):
+                                self._cache.add(item[3].key(), item[3], noted[0], tree, loss)
+                        self._cache_add(table, item[3], noted[0], noted[1], n_wrong, warm)
                         stepped = True
             if warm and not stepped and len(item) > 3 and self._cache is not None:
                 # no violated tree decoded: the block's step (on a cached
@@ -345,10 +380,13 @@ cdef class OneSlackSSVM(Learner):
             self.converged = True
         elif exact and not self.converged and self._cache is None:
             self._add_constraint(table, a_new, n)
-        self._pass_sum_arr.fill(0.0)
+        if self._pass_sum_arr is not None:
+            self._pass_sum_arr.fill(0.0)
         sweeps, cache_gap = 0, None
+        sweep_start = time.perf_counter()
         if not self.converged and self._cache is not None:
             sweeps, cache_gap = self._cache_sweeps(table, gap if exact else online_gap)
+        sweep_seconds = time.perf_counter() - sweep_start
         self.n_passes += 1
         # an online pass whose estimate is below the threshold: certify next
         self._certify_next = (not exact and self._cache is not None
@@ -360,7 +398,7 @@ cdef class OneSlackSSVM(Learner):
             "cached_trees": self._cache.n_entries if self._cache is not None else 0,
             "cache_mb": self._cache.nbytes / 2**20 if self._cache is not None else 0.0,
             "working_set_mb": sum(i.nbytes + v.nbytes for i, v, _ in self._constraints) / 2**20,
-            "seconds": time.perf_counter() - self._t0})
+            "sweep_seconds": sweep_seconds, "seconds": time.perf_counter() - self._t0})
         self.history.append(record)
         if self.verbose:
             print(progress_line(record), file=sys.stderr, flush=True)
@@ -400,7 +438,7 @@ cdef class OneSlackSSVM(Learner):
         if key not in self._cache:
             return
         gap, ids = self._cache.block_update(key, self._w, self.lam, <double>self.n_train,
-                                            self._mark)
+                                            self._mark, self.block_steps)
         self._online_gap += gap
         self._sync(table, ids if changed is None else numpy.concatenate([changed, ids]))
 
@@ -411,25 +449,35 @@ cdef class OneSlackSSVM(Learner):
         estimate), or ``max_cache_rounds`` sweeps; w written into the table.
         Returns (sweeps, the last sweep's gap)."""
         cdef double n = <double>self.n_train
-        changed = numpy.zeros(self._w.shape[0], dtype=bool)
+        changed = self._touched   # all False between sweeps
         changed[self._cache.evict_all(self._w, self.lam, n).astype(numpy.intp)] = True
         gap, sweeps = None, 0
         cdef double stop = 0.5 * self._threshold(self._dual)
         if pass_gap is not None:
             # the cache's own gap far below the decoder's: more sweeps barely
             # move the dual; the next decoding pass adds what is missing
-            stop = max(stop, 0.1 * pass_gap)
+            stop = max(stop, self.sweep_stop * pass_gap)
         while sweeps < self.max_cache_rounds:
-            gap, ids = self._cache.sweep(self._w, self.lam, n, self._mark)
-            changed[ids.astype(numpy.intp)] = True
+            gap = self._cache.sweep(self._w, self.lam, n, self._mark, self.block_steps, changed)
             sweeps += 1
             if gap <= stop:
                 break
-        self._sync(table, numpy.flatnonzero(changed).astype(numpy.uint64))
+        self._sync_mask(table, changed)
         self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
         self.cache_hits += sweeps
         self.iteration += sweeps   # dual updates
         return sweeps, gap
+
+    def _sync_mask(self, WeightTable table, changed):
+        """The table's w on the buckets of the bool mask ``changed`` (cleared
+        here), a slice of the table at a time (bounded scratch memory)."""
+        cdef Py_ssize_t start, step = 1 << 18
+        for start in range(0, changed.shape[0], step):
+            ids = numpy.flatnonzero(changed[start:start + step])
+            if ids.shape[0]:
+                ids += start
+                table.assign(ids.astype(numpy.uint64), self._w[ids])
+                changed[ids] = False
 
     def _sync(self, WeightTable table, ids):
         """The table's w on ``ids`` (uint64) from the learner's float64 w."""

@@ -32,7 +32,7 @@ cdef class TreeCache:
     cdef dict _entries   # key -> [Sentence, OrderedDict(bytes -> [gold, tree, loss, beta]), ell]
     cdef readonly long long n_entries
     cdef FirstOrderFeatures _features
-    cdef object _scratch, _dense
+    cdef object _scratch, _dense, _block
 
     def __init__(self, int size, FirstOrderFeatures features):
         if size < 1:
@@ -43,6 +43,7 @@ cdef class TreeCache:
         self.n_entries = 0
         self._scratch = None
         self._dense = None
+        self._block = None
 
     def __contains__(self, key):
         return key in self._entries
@@ -64,6 +65,11 @@ cdef class TreeCache:
         if slot is None:
             slot = self._entries[key] = [sentence, OrderedDict(), 0.0]
         trees = slot[1]
+        if trees:
+            # the sentence's trees share one gold array when they can
+            first = next(iter(trees.values()))[0]
+            if numpy.array_equal(first, gold):
+                gold = first
         signature = gold[1:].tobytes() + tree[1:].tobytes()
         if signature in trees:
             trees.move_to_end(signature)
@@ -199,105 +205,189 @@ cdef class TreeCache:
         """sum_i ell_i = (1/n) sum_i sum_y beta_i(y) Delta_i(y)."""
         return float(sum(slot[2] for slot in self._entries.values()))
 
-    def block_update(self, key, w, double lam, double n, mark):
-        """One pairwise Frank-Wolfe step on sentence ``key``'s block
-        (Lacoste-Julien & Jaggi 2015; block-coordinate as Osokin et al. 2016),
-        its cached trees and the gold tree as the vertices: dual weight moves
-        from the away tree (of the smallest violation among those in use) to
-        the most violated one, with exact line search, so w (float64, dense)
-        moves in place by delta / (lam n) (phi(away) - phi(best)), computed
-        on the arcs where the two trees differ. ``mark``: a zero uint8 vector
-        of the table's size (scratch; left zero). Returns (the block's
-        Frank-Wolfe duality gap before the step, the buckets of w changed)."""
+    def block_update(self, key, w, double lam, double n, mark, int steps=1):
+        """Up to ``steps`` pairwise Frank-Wolfe steps on sentence ``key``'s
+        block (Lacoste-Julien & Jaggi 2015; block-coordinate as Osokin et al.
+        2016), its cached trees and the gold tree as the vertices: dual weight
+        moves from the away tree (of the smallest violation among those in
+        use) to the most violated one, with exact line search, so w (float64,
+        dense) moves in place by delta / (lam n) (phi(away) - phi(best)).
+        The features of every cached tree (on the arcs where it differs from
+        the gold tree) are computed once: after a step the trees' margins
+        move by coef * (phi(away) - phi(best)) . x(tree), gathered from the
+        step's dense direction, so further steps on the block cost no
+        feature extraction. ``mark``: a zero uint8 vector of the table's size
+        (scratch; left zero). Returns (the block's Frank-Wolfe duality gap
+        before the first step, the buckets of w changed)."""
         cdef FirstOrderFeatures features = self._features
         slot = self._entries[key]
         cdef Sentence s = slot[0]
-        trees = slot[1]
+        entries = list(slot[1].values())
+        cdef Py_ssize_t m = len(entries), t, i, k
         cdef uint64_t[::1] ga, pb
         ga, pb = self._buffers(s)
         cdef int32_t[::1] ha = numpy.empty(s.n + 1, dtype=numpy.int32)
         cdef int32_t[::1] hb = numpy.empty(s.n + 1, dtype=numpy.int32)
-        # violations Delta - w . x of the cached trees; the gold tree's is 0
-        best, away = None, None
-        cdef double viol, best_viol = 0.0, away_viol = 0.0, used = 0.0, in_use = 0.0
-        cdef double away_weight = 0.0
-        for entry in trees.values():
-            viol = entry[2] - _margin(features, s, entry[0], entry[1], ha, hb, ga, pb, w)
-            if viol > best_viol:
-                best, best_viol = entry, viol
-            if entry[3] > 0.0:
-                used += entry[3]
-                in_use += entry[3] * viol
-                if away is None or viol < away_viol:
-                    away, away_viol = entry, viol
-        gold_weight = 1.0 - used
-        if gold_weight > 1e-12 and (away is None or away_viol > 0.0):
-            away, away_viol = None, 0.0          # the gold tree
-            away_weight = gold_weight
-        elif away is not None:
-            away_weight = away[3]
-        gap = (best_viol - in_use) / n
-        ids = numpy.zeros(0, dtype=numpy.uint64)
-        if best is away or best_viol <= away_viol or away_weight <= 0.0:
-            return gap, ids
-        gold = (best if best is not None else away)[0]
-        _wrong_arcs(away[1] if away is not None else gold,
-                    best[1] if best is not None else gold, ha, hb)
-        n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
+        # per tree: its gold-side ids [off[2t], off[2t+1]) and its own ids
+        # [off[2t+1], off[2t+2]) in one buffer
+        offsets = numpy.zeros(2 * m + 1, dtype=numpy.int64)
+        cdef long long[::1] off = offsets
+        viols = numpy.zeros(m, dtype=numpy.float64)
+        cdef double[::1] vl = viols
+        cdef double[::1] wv = w
+        cdef int n_g, n_p
+        cdef long long total = 0
+        cdef double margin
+        cdef uint64_t[::1] bf = self._block_buffer(0)
+        for t in range(m):
+            entry = entries[t]
+            _wrong_arcs(entry[0], entry[1], ha, hb)
+            n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
+            if total + n_g + n_p > bf.shape[0]:
+                bf = self._block_buffer(total + n_g + n_p)
+            margin = 0.0
+            for i in range(n_g):
+                bf[total + i] = ga[i]
+                margin += wv[ga[i]]
+            off[2 * t + 1] = total + n_g
+            for i in range(n_p):
+                bf[total + n_g + i] = pb[i]
+                margin -= wv[pb[i]]
+            total += n_g + n_p
+            off[2 * t + 2] = total
+            vl[t] = entry[2] - margin
         if self._dense is None or self._dense.shape[0] != w.shape[0]:
             self._dense = numpy.zeros(w.shape[0], dtype=numpy.float64)
         cdef double[::1] sc = self._dense
         cdef unsigned char[::1] mk = mark
-        ids = numpy.concatenate([_scatter_marked(sc, mk, ga, n_g, 1.0),
-                                 _scatter_marked(sc, mk, pb, n_p, -1.0)])
-        cdef uint64_t[::1] iv = ids
-        cdef double[::1] wv = w
-        cdef double vv = 0.0, delta, coef
-        cdef Py_ssize_t i
-        for i in range(iv.shape[0]):
-            vv += sc[iv[i]] * sc[iv[i]]
-        delta = away_weight
-        if vv > 0.0:
-            delta = min(away_weight, (best_viol - away_viol) * lam * n / vv)
-        coef = delta / (lam * n)
-        for i in range(iv.shape[0]):
-            wv[iv[i]] += coef * sc[iv[i]]
-            sc[iv[i]] = 0.0
-            mk[iv[i]] = 0
-        if best is not None:
-            best[3] += delta
-        if away is not None:
-            away[3] = max(0.0, away[3] - delta)
-        slot[2] += delta * ((best[2] if best is not None else 0.0)
-                            - (away[2] if away is not None else 0.0)) / n
-        return gap, ids
+        betas = numpy.array([entry[3] for entry in entries], dtype=numpy.float64)
+        cdef double[::1] bt = betas
+        cdef double viol, best_viol, away_viol, used, in_use, away_weight, gold_weight
+        cdef double vv, delta, coef, dot, gap = 0.0, ell_change = 0.0
+        cdef Py_ssize_t b, a, n_ids
+        cdef uint64_t[::1] iv
+        cdef long long cap = 0
+        changed = []
+        for k in range(steps):
+            b, a = -1, -1    # -1: the gold tree (violation 0)
+            best_viol, away_viol, used, in_use = 0.0, 0.0, 0.0, 0.0
+            # ties (within _TIE: an exact line search leaves the two trees
+            # of its step at the same violation) go to the first tree, and
+            # to a tree in use over the gold tree as the away vertex
+            for t in range(m):
+                viol = vl[t]
+                if viol > best_viol + _TIE:
+                    b, best_viol = t, viol
+                if bt[t] > 0.0:
+                    used += bt[t]
+                    in_use += bt[t] * viol
+                    if a < 0 or viol < away_viol - _TIE:
+                        a, away_viol = t, viol
+            gold_weight = 1.0 - used
+            away_weight = 0.0
+            if gold_weight > 1e-12 and (a < 0 or away_viol > _TIE):
+                a, away_viol = -1, 0.0
+                away_weight = gold_weight
+            elif a >= 0:
+                away_weight = bt[a]
+            if k == 0:
+                gap = (best_viol - in_use) / n
+            if b == a or best_viol <= away_viol + _TIE or away_weight <= 0.0:
+                break
+            # sc = x(best) - x(away) = phi(away) - phi(best), x = phi(gold) - phi(tree)
+            cap = (off[2 * b + 2] - off[2 * b] if b >= 0 else 0) + (
+                off[2 * a + 2] - off[2 * a] if a >= 0 else 0)
+            ids = numpy.empty(cap, dtype=numpy.uint64)
+            iv = ids
+            n_ids = 0
+            if b >= 0:
+                n_ids = _scatter_marked(sc, mk, bf, off[2 * b], off[2 * b + 1], 1.0, iv, n_ids)
+                n_ids = _scatter_marked(sc, mk, bf, off[2 * b + 1], off[2 * b + 2], -1.0, iv, n_ids)
+            if a >= 0:
+                n_ids = _scatter_marked(sc, mk, bf, off[2 * a], off[2 * a + 1], -1.0, iv, n_ids)
+                n_ids = _scatter_marked(sc, mk, bf, off[2 * a + 1], off[2 * a + 2], 1.0, iv, n_ids)
+            vv = 0.0
+            for i in range(n_ids):
+                vv += sc[iv[i]] * sc[iv[i]]
+            delta = away_weight
+            if vv > 0.0:
+                delta = min(away_weight, (best_viol - away_viol) * lam * n / vv)
+            coef = delta / (lam * n)
+            for i in range(n_ids):
+                wv[iv[i]] += coef * sc[iv[i]]
+            if k + 1 < steps:
+                # the margins move by coef * sc . x(tree): violations by minus that
+                for t in range(m):
+                    dot = 0.0
+                    for i in range(off[2 * t], off[2 * t + 1]):
+                        dot += sc[bf[i]]
+                    for i in range(off[2 * t + 1], off[2 * t + 2]):
+                        dot -= sc[bf[i]]
+                    vl[t] -= coef * dot
+            for i in range(n_ids):
+                sc[iv[i]] = 0.0
+                mk[iv[i]] = 0
+            if b >= 0:
+                bt[b] += delta
+                ell_change += delta * entries[b][2]
+            if a >= 0:
+                bt[a] = max(0.0, bt[a] - delta)
+                ell_change -= delta * entries[a][2]
+            changed.append(ids[:n_ids])
+        if not changed:
+            return gap, numpy.zeros(0, dtype=numpy.uint64)
+        for t in range(m):
+            entries[t][3] = bt[t]
+        slot[2] += ell_change / n
+        return gap, changed[0] if len(changed) == 1 else numpy.unique(numpy.concatenate(changed))
 
-    def sweep(self, w, double lam, double n, mark):
-        """``block_update`` on every cached sentence; returns (the sum of
-        their gaps: the duality gap over the joint constraints the cache can
-        form, at the w before each step; the buckets of w changed)."""
+    def _block_buffer(self, long long need):
+        """The reusable uint64 buffer of a block's tree features (at least ``need``)."""
+        if self._block is None or self._block.shape[0] < need:
+            old = self._block
+            self._block = numpy.zeros(max(need, 2 * (0 if old is None else old.shape[0]), 4096),
+                                      dtype=numpy.uint64)
+            if old is not None:
+                self._block[:old.shape[0]] = old
+        return self._block
+
+    def sweep(self, w, double lam, double n, mark, int steps=1, changed=None):
+        """``block_update`` on every cached sentence; returns the sum of
+        their gaps (the duality gap over the joint constraints the cache can
+        form, at the w before each step), and without ``changed`` (a bool
+        mask of w's size, set where w changed) the buckets of w changed."""
         total = 0.0
-        changed = numpy.zeros(w.shape[0], dtype=bool)
+        mask = numpy.zeros(w.shape[0], dtype=bool) if changed is None else changed
+        cdef unsigned char[::1] mv = mask.view(numpy.uint8)
+        cdef uint64_t[::1] iv
+        cdef Py_ssize_t i
         for key in list(self._entries):
-            gap, ids = self.block_update(key, w, lam, n, mark)
+            gap, ids = self.block_update(key, w, lam, n, mark, steps)
             total += gap
-            changed[ids.astype(numpy.intp)] = True
-        return total, numpy.flatnonzero(changed).astype(numpy.uint64)
+            iv = ids
+            for i in range(iv.shape[0]):
+                mv[iv[i]] = 1
+        if changed is not None:
+            return total
+        return total, numpy.flatnonzero(mask).astype(numpy.uint64)
 
 
-cdef object _scatter_marked(double[::1] sc, unsigned char[::1] mk, uint64_t[::1] ids, int n,
-                            double coef):
-    """sc[ids[:n]] += coef; the ids not marked before (now marked)."""
-    cdef int i, k = 0
-    out = numpy.empty(n, dtype=numpy.uint64)
-    cdef uint64_t[::1] ov = out
-    for i in range(n):
+cdef double _TIE = 1e-12
+
+
+cdef Py_ssize_t _scatter_marked(double[::1] sc, unsigned char[::1] mk, uint64_t[::1] ids,
+                                long long start, long long stop, double coef,
+                                uint64_t[::1] out, Py_ssize_t k) noexcept nogil:
+    """sc[ids[start:stop]] += coef; the ids not marked before (now marked)
+    go to out[k:]; returns the new k."""
+    cdef long long i
+    for i in range(start, stop):
         sc[ids[i]] += coef
         if not mk[ids[i]]:
             mk[ids[i]] = 1
-            ov[k] = ids[i]
+            out[k] = ids[i]
             k += 1
-    return out[:k]
+    return k
 
 
 cdef tuple _features_of(FirstOrderFeatures features, Sentence s, int32_t[::1] ha,
