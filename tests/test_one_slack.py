@@ -340,18 +340,26 @@ def test_online_passes_converge_and_certify_against_the_reference(tiny):
     exact = [h for h in learner.history if h["exact"]]
     assert online and exact and learner.history[0] in online
     assert all(h["primal"] is None and h["online_gap"] >= -1e-12 for h in online)
-    for h in learner.history:
-        assert h["dual"] <= optimum + 1e-9 and h["dual_after"] <= optimum + 1e-9
-    for h in exact:
-        assert h["primal"] >= optimum - 1e-9 and h["online_gap"] is None
-    last = learner.history[-1]
-    assert last["exact"] and last["gap"] <= eps * last["primal"]
-    w = learner.finalize_weights(table.current())
-    assert primal_objective(model, data, w, lam) <= optimum * (1 + eps) + 1e-9
+    assert all(h["online_gap"] is None for h in exact)
+    assert_certified(learner, table, model, data, lam, eps, optimum)
     with pytest.raises(ValueError, match="exact_every"):
         OneSlackSSVM(exact_every=2)
     with pytest.raises(ValueError, match="exact_every"):
         OneSlackSSVM(exact_every=0, cache_size=1)
+
+
+def assert_certified(learner, table, model, data, lam, eps, optimum):
+    """Every dual at most the optimum, every exact primal at least it, the
+    last pass exact with gap <= eps * primal, and the final weights'
+    primal within that of the optimum."""
+    for h in learner.history:
+        assert h["dual"] <= optimum + 1e-9 and h["dual_after"] <= optimum + 1e-9
+        if h["exact"]:
+            assert h["primal"] >= optimum - 1e-9
+    last = learner.history[-1]
+    assert last["exact"] and last["gap"] <= eps * last["primal"]
+    w = learner.finalize_weights(table.current())
+    assert primal_objective(model, data, w, lam) <= optimum * (1 + eps) + 1e-9
 
 
 def _filled_cache(model, data, size, seed):
@@ -453,14 +461,7 @@ def test_n_best_caches_the_runners_up_and_certifies_against_the_reference(tiny):
                                      max_cache_rounds=3, warm_start=1, exact_every=3,
                                      relative_eps=True, max_iter=1000, n_best=3)
     assert learner.converged
-    for h in learner.history:
-        assert h["dual"] <= optimum + 1e-9 and h["dual_after"] <= optimum + 1e-9
-        if h["exact"]:
-            assert h["primal"] >= optimum - 1e-9
-    last = learner.history[-1]
-    assert last["exact"] and last["gap"] <= eps * last["primal"]
-    w = learner.finalize_weights(table.current())
-    assert primal_objective(model, data, w, lam) <= optimum * (1 + eps) + 1e-9
+    assert_certified(learner, table, model, data, lam, eps, optimum)
     with pytest.raises(ValueError, match="n_best"):
         OneSlackSSVM(n_best=2)
     with pytest.raises(ValueError, match="block_steps"):
