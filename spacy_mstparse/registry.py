@@ -24,8 +24,8 @@ from .features.config import (
 from .learners import MIRA, PassiveAggressive, Pegasos, Perceptron
 from .learners.pegasos import DEFAULT_LAM as PEGASOS_LAM
 from .setting_types import (
-    TABLE_SIZE, config_errors, constrained, int_in, non_negative_int, one_of, positive_int,
-    positive_number,
+    TABLE_SIZE, config_errors, constrained, int_in, non_negative_int, number_in, one_of,
+    positive_int, positive_number,
 )
 
 for _name in ("mst_learners", "mst_features"):
@@ -132,7 +132,7 @@ def make_one_slack_ssvm(lam: positive_number = 1e-3, eps: positive_number = 0.01
                         cache_size: non_negative_int = 0, max_cache_rounds: positive_int = 200,
                         warm_start: non_negative_int = 0, verbose: bool = True,
                         exact_every: positive_int = 1, relative_eps: bool = False,
-                        sweep_stop: float = 0.1, block_steps: positive_int = 1,
+                        sweep_stop: number_in(0.0, 1.0) = 0.1, block_steps: positive_int = 1,
                         n_best: positive_int = 1):
     """1-slack structural SVM by cutting planes (Joachims et al. 2009), C = 1/lam:
     one constraint per decoding pass over the training set, stopping at
