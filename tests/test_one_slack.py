@@ -17,7 +17,8 @@ from spacy_mstparse.graph import (
     train_one_slack,
 )
 from spacy_mstparse.learners import Pegasos, WeightTable
-from spacy_mstparse.learners.one_slack import OneSlackSSVM, project_capped_simplex, solve_dual
+from spacy_mstparse.learners.one_slack import OneSlackSSVM
+from spacy_mstparse.learners.one_slack_qp import project_capped_simplex, solve_dual
 
 
 def test_projection_onto_capped_simplex():

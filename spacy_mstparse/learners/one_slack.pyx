@@ -17,8 +17,8 @@ the constraint joins the working set W and the dual over W,
     max_alpha  sum_j alpha_j a_j - 1/(2 lam) ||sum_j alpha_j g_j||^2,
     alpha >= 0, sum_j alpha_j <= 1,          w = (1/lam) sum_j alpha_j g_j,
 
-is solved by accelerated projected gradient (one_slack_qp.py) until its
-Frank-Wolfe gap is below ``qp_tol``.
+is solved to the tolerance ``qp_tol`` (one_slack_working_set holds W
+and solves it).
 
 With a cache (``cache_size`` > 0; Joachims et al. 2009, Section 4.2), every
 decoded tree that violates its constraint is kept in a per-sentence cache
@@ -59,12 +59,9 @@ Memory: the cache holds int32 heads (the gold and the cached tree, about
 8 bytes per word each) and the encoded sentences, at most ``cache_size``
 trees per sentence of which none is in use (beta > 0), else at most twice
 that (reported in the history as cache_mb); three dense vectors of the
-table's size (w and a scratch in float64, a uint8 mark). Without the
-cache, the working set holds at most ``max_constraints`` sparse constraints
-of uint32 buckets and float32 values: constraints beyond it are merged
-into their alpha-weighted mean, as in aggregated bundle methods, which
-keeps w and D(alpha) exactly. Constraints whose alpha stayed 0 for
-``max_inactive`` QP solves are dropped.
+table's size (w in float64, a uint8 mark, a bool mask of changed buckets).
+Without the cache, the working set holds at most ``max_constraints``
+sparse constraints (its module says how).
 
 Cutting-plane iterates are not monotone: with ``keep_best`` (default) the
 model predicts with the iterate of the lowest exact primal objective seen
@@ -86,34 +83,12 @@ import time
 import numpy
 
 from libc.math cimport isfinite
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint64_t
 
 from .base cimport Learner
 from .one_slack_cache import TreeCache
-from .one_slack_qp import project_capped_simplex, solve_dual  # noqa: F401
+from .one_slack_working_set import WorkingSet
 from .weight_table cimport WeightTable
-
-
-cdef void _scatter_add(double[::1] acc, const uint64_t[:] idx, const double[:] val) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(idx.shape[0]):
-        acc[idx[i]] += val[i]
-
-
-cdef void _scatter_scaled(double[::1] acc, const uint32_t[::1] idx, const float[::1] val,
-                          double coef) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(idx.shape[0]):
-        acc[idx[i]] += coef * val[i]
-
-
-cdef double _gather_dot(const double[::1] dense, const uint32_t[::1] idx,
-                        const float[::1] val) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef double total = 0.0
-    for i in range(idx.shape[0]):
-        total += dense[idx[i]] * val[i]
-    return total
 
 
 cdef class OneSlackSSVM(Learner):
@@ -142,21 +117,15 @@ cdef class OneSlackSSVM(Learner):
     cdef readonly int n_passes          # decoding passes completed
     cdef readonly long long n_decoded   # sentences decoded
     cdef readonly long long cache_hits  # constraints from the cache
-    cdef object _pass_sum_arr
-    cdef double[::1] _pass_sum
     cdef object _w
-    cdef object _touched
-    cdef object _support
+    cdef object _changed                # the cache's sweeps: buckets of w changed
+    cdef object _working_set            # no cache: the cutting planes
     cdef object _cache
     cdef object _features
     cdef dict _noted
     cdef object _mark
     cdef double _loss_sum
     cdef double _margin_sum
-    cdef list _constraints              # (idx uint32, val float32, a)
-    cdef list _inactive
-    cdef object _H
-    cdef object _alpha
     cdef double _dual
     cdef object _t0
     cdef public list history
@@ -211,7 +180,7 @@ cdef class OneSlackSSVM(Learner):
         self.loss_augmented = True
         self.k_best = n_best   # the trainer decodes the n best loss-augmented trees
         self.n_train = 0
-        self._pass_sum_arr = None
+        self._working_set = None
         self.history = []
         self.best_primal = float("inf")
         self.best_iteration = -1
@@ -236,29 +205,24 @@ cdef class OneSlackSSVM(Learner):
             raise ValueError(f"OneSlackSSVM: n_train must be >= 1, got {n_train}")
         if n_buckets > (1 << 32):
             raise ValueError(f"OneSlackSSVM: at most 2^32 buckets, got {n_buckets}")
-        self.n_train = n_train
-        self._w = numpy.zeros(n_buckets, dtype=numpy.float64)
-        # the pass sum and the touched buckets serve the working set of
-        # constraints (no cache); with the cache, a reused mask of the
-        # buckets a sweep changed
-        self._pass_sum_arr = None if self.cache_size else numpy.zeros(n_buckets, numpy.float64)
-        if self._pass_sum_arr is not None:
-            self._pass_sum = self._pass_sum_arr
-        self._touched = numpy.zeros(n_buckets, dtype=bool)
-        self._support = None
         if self.cache_size and features is None:
             raise ValueError("OneSlackSSVM: the cache needs the model's features (begin_training)")
-        self._cache = TreeCache(self.cache_size, features) if self.cache_size else None
-        self._mark = numpy.zeros(n_buckets, dtype=numpy.uint8) if self.cache_size else None
+        self.n_train = n_train
+        self._w = numpy.zeros(n_buckets, dtype=numpy.float64)
+        if self.cache_size:
+            self._working_set = None
+            self._cache = TreeCache(self.cache_size, features)
+            self._mark = numpy.zeros(n_buckets, dtype=numpy.uint8)
+            self._changed = numpy.zeros(n_buckets, dtype=bool)
+        else:
+            self._working_set = WorkingSet(n_buckets, self.lam, self.qp_tol, self.max_inactive,
+                                           self.max_constraints)
+            self._cache = self._mark = self._changed = None
         self._features = features
         self._noted = {}
         self.n_seen = 0
         self._loss_sum = 0.0
         self._margin_sum = 0.0
-        self._constraints = []
-        self._inactive = []
-        self._H = numpy.zeros((0, 0))
-        self._alpha = numpy.zeros(0)
         self._dual = 0.0
         self.converged = False
         self.iteration = 0
@@ -329,8 +293,7 @@ cdef class OneSlackSSVM(Learner):
                     self._loss_sum += n_wrong
                     self._margin_sum += margin
                     if self._cache is None:
-                        with nogil:
-                            _scatter_add(self._pass_sum, idx, val)
+                        self._working_set.accumulate(idx, val)
                     elif noted is not None and len(noted) >= 2:
                         if extra:
                             # noted: gold, then the trees with n_wrong > 0 in
@@ -380,8 +343,8 @@ cdef class OneSlackSSVM(Learner):
             self.converged = True
         elif exact and not self.converged and self._cache is None:
             self._add_constraint(table, a_new, n)
-        if self._pass_sum_arr is not None:
-            self._pass_sum_arr.fill(0.0)
+        if self._working_set is not None:
+            self._working_set.clear_pass()
         sweeps, cache_gap = 0, None
         sweep_start = time.perf_counter()
         if not self.converged and self._cache is not None:
@@ -394,10 +357,12 @@ cdef class OneSlackSSVM(Learner):
         self._online_gap = 0.0
         record.update({
             "cache_sweeps": sweeps, "cache_gap": cache_gap, "dual_after": self._dual,
-            "n_constraints": len(self._constraints), "decoder_passes": self.n_decoded / n,
+            "n_constraints": len(self._working_set) if self._working_set is not None else 0,
+            "decoder_passes": self.n_decoded / n,
             "cached_trees": self._cache.n_entries if self._cache is not None else 0,
             "cache_mb": self._cache.nbytes / 2**20 if self._cache is not None else 0.0,
-            "working_set_mb": sum(i.nbytes + v.nbytes for i, v, _ in self._constraints) / 2**20,
+            "working_set_mb": (self._working_set.nbytes / 2**20
+                               if self._working_set is not None else 0.0),
             "sweep_seconds": sweep_seconds, "seconds": time.perf_counter() - self._t0})
         self.history.append(record)
         if self.verbose:
@@ -413,11 +378,9 @@ cdef class OneSlackSSVM(Learner):
         return self.eps * primal if self.relative_eps else self.eps
 
     def slack(self):
-        """The working set's slack at the current w: max(0, max_j a_j - w . g_j)."""
-        if not self._constraints:
-            return 0.0
-        a = numpy.array([c[2] for c in self._constraints])
-        return max(0.0, float((a - self._H @ self._alpha / self.lam).max()))
+        """The working set's slack at the current w: max(0, max_j a_j - w . g_j)
+        (0 with the cache)."""
+        return self._working_set.slack() if self._working_set is not None else 0.0
 
     def _cache_add(self, WeightTable table, sentence, gold, tree, double loss, bint warm):
         """A decoded tree joins its sentence's cache; in a warm-start pass
@@ -449,7 +412,7 @@ cdef class OneSlackSSVM(Learner):
         estimate), or ``max_cache_rounds`` sweeps; w written into the table.
         Returns (sweeps, the last sweep's gap)."""
         cdef double n = <double>self.n_train
-        changed = self._touched   # all False between sweeps
+        changed = self._changed   # all False between sweeps
         changed[self._cache.evict_all(self._w, self.lam, n).astype(numpy.intp)] = True
         gap, sweeps = None, 0
         cdef double stop = 0.5 * self._threshold(self._dual)
@@ -486,114 +449,22 @@ cdef class OneSlackSSVM(Learner):
             table.assign(ids, self._w[ids.astype(numpy.intp)])
 
     def _add_constraint(self, WeightTable table, double a_new, double n):
-        """The pass sum / n joins W (the pass sum is cleared); the dual is
-        re-solved and w rewritten."""
-        if not self._constraints:
+        """The pass's aggregated constraint joins the working set; the dual
+        is re-solved and w rewritten: O(table + total constraint size), on
+        every bucket a constraint ever touched (elsewhere w is 0)."""
+        if not len(self._working_set) and table.is_plain():
             # First constraint: w is 0 + nothing learnt yet, whatever the
             # table held before.
-            if table.is_plain():
-                table.scale_by(0.0)
-        idx64 = numpy.flatnonzero(self._pass_sum_arr)
-        idx = idx64.astype(numpy.uint32)
-        val = (self._pass_sum_arr[idx64] / n).astype(numpy.float32)
-        m = len(self._constraints)
-        row = numpy.empty(m + 1)
-        cdef const uint32_t[::1] ci
-        cdef const float[::1] cv
-        for j, (cidx, cval, _) in enumerate(self._constraints):
-            ci = cidx
-            cv = cval
-            row[j] = _gather_dot(self._pass_sum, ci, cv) / n
-        val64 = val.astype(numpy.float64)
-        row[m] = float(val64 @ val64)
-        H = numpy.empty((m + 1, m + 1))
-        H[:m, :m] = self._H
-        H[m, :] = row
-        H[:, m] = row
-        self._constraints.append((idx, val, a_new))
-        self._inactive.append(0)
-        self._pass_sum_arr[idx64] = 0.0   # now stored in the new constraint
-        self._touched[idx64] = True
-        self._support = None
-        a = numpy.array([c[2] for c in self._constraints])
-        alpha0 = numpy.append(self._alpha, 0.0)
-        alpha, dual, _, _ = solve_dual(H, a, self.lam, alpha0, self.qp_tol)
-        # Drop constraints unused for max_inactive iterations.
-        keep = []
-        for j in range(len(self._constraints)):
-            self._inactive[j] = 0 if alpha[j] > 1e-12 else self._inactive[j] + 1
-            if self._inactive[j] <= self.max_inactive:
-                keep.append(j)
-        if len(keep) < len(self._constraints):
-            self._constraints = [self._constraints[j] for j in keep]
-            self._inactive = [self._inactive[j] for j in keep]
-            H = H[numpy.ix_(keep, keep)]
-            alpha = alpha[keep]
-        if self.max_constraints and len(self._constraints) > self.max_constraints:
-            H, alpha = self._aggregate(H, alpha)
-        self._H = H
-        self._alpha = alpha
-        self._dual = dual
+            table.scale_by(0.0)
+        self._dual = self._working_set.add(a_new, n)
         self.iteration += 1
-        self._set_w(table)
-
-    def _aggregate(self, H, alpha):
-        """Merge the constraints with the smallest alpha (the newest excluded)
-        into one, their alpha-weighted mean (a cutting plane too, as every
-        convex combination of cutting planes): w and the dual value are
-        unchanged, and the working set has ``max_constraints`` constraints."""
-        m = len(self._constraints)
-        ranked = sorted(range(m - 1), key=lambda j: (alpha[j], j))
-        merged = sorted(ranked[:m - self.max_constraints + 1])
-        rest = [j for j in range(m) if j not in set(merged)]
-        total = float(alpha[merged].sum())
-        if total <= 0.0:   # all inactive: drop them
-            merged_rows = []
-        else:
-            coef = alpha[merged] / total
-            dense = self._pass_sum_arr   # zero here: scratch space
-            for c, j in zip(coef, merged):
-                cidx, cval, _ = self._constraints[j]
-                _scatter_scaled(dense, cidx, cval, c)
-            idx = numpy.flatnonzero(dense).astype(numpy.uint32)
-            val = dense[idx].astype(numpy.float32)
-            dense[idx] = 0.0
-            a = float(coef @ numpy.array([self._constraints[j][2] for j in merged]))
-            merged_rows = [(idx[val != 0.0], val[val != 0.0], a)]
-            h = coef @ H[merged, :]
-            h_self = float(h[merged] @ coef)
-        order = rest
-        new_H = H[numpy.ix_(order, order)]
-        new_alpha = alpha[order]
-        constraints = [self._constraints[j] for j in order]
-        inactive = [self._inactive[j] for j in order]
-        if merged_rows:
-            row = h[order]
-            new_H = numpy.block([[new_H, row[:, None]], [row[None, :], numpy.array([[h_self]])]])
-            new_alpha = numpy.append(new_alpha, total)
-            constraints += merged_rows
-            inactive.append(0)
-        self._constraints, self._inactive = constraints, inactive
-        return new_H, new_alpha
-
-    def _set_w(self, WeightTable table):
-        """w = (1/lam) sum_j alpha_j g_j, accumulated densely in float64 and
-        written into the table on every bucket a constraint ever touched
-        (elsewhere w is 0), O(table + total constraint size)."""
-        w = self._w
-        w.fill(0.0)
-        cdef double[::1] acc = w
-        for (cidx, cval, _), alpha in zip(self._constraints, self._alpha):
-            if alpha > 0.0:
-                _scatter_scaled(acc, cidx, cval, alpha / self.lam)
+        support = self._working_set.weights_into(self._w)
         if not table.is_plain():
             # The learner never ticks or rescales the table; if someone else
             # did, the O(table) rewrite.
-            table.restart_average(w)
+            table.restart_average(self._w)
             return
-        if self._support is None:
-            self._support = numpy.flatnonzero(self._touched).astype(numpy.uint64)
-        table.assign(self._support, w[self._support])
+        table.assign(support, self._w[support])
 
     def predicts_with_average(self):
         """Never: the model is the QP's solution w (the table is not ticked)."""
@@ -612,7 +483,8 @@ cdef class OneSlackSSVM(Learner):
 
     @property
     def alpha(self):
-        return numpy.array(self._alpha)
+        """The working set's dual weights (empty with the cache)."""
+        return self._working_set.alpha if self._working_set is not None else numpy.zeros(0)
 
     @property
     def cache(self):

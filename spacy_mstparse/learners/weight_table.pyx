@@ -161,8 +161,11 @@ cdef class WeightTable:
         invariant: a bucket is brought up to date just before it changes);
         returns the change of ||v||^2."""
         cdef double old = self._v[f]
-        self._acc[f] += old * (self.cum_scale - self._stamp[f])
-        self._stamp[f] = self.cum_scale
+        if self._stamp[f] != self.cum_scale:
+            # (a table that never ticks never writes its running sums and
+            # stamps: their pages stay unallocated)
+            self._acc[f] += old * (self.cum_scale - self._stamp[f])
+            self._stamp[f] = self.cum_scale
         self._v[f] = value
         return (<double>value) * value - old * old
 
@@ -373,6 +376,8 @@ cdef class WeightTable:
 
     def current(self):
         """The current weights s * v as a new float32 array (O(table))."""
+        if self.scale == 1.0:
+            return self._v_arr.copy()
         return (self._v_arr.astype(np.float64) * self.scale).astype(np.float32)
 
     def averaged(self):
