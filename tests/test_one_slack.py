@@ -236,6 +236,35 @@ def _decoded_tree(model, sentence, heads, w32):
     return np.asarray(model.decode(factors)[0], dtype=np.int32)
 
 
+def test_cache_memory_report_matches_what_the_trees_take(tiny):
+    """``TreeCache.nbytes`` (the training output's cache MB) counts the
+    Python objects of the cached trees: its growth when trees join sentences
+    already cached is within 15% of what tracemalloc sees allocated."""
+    import tracemalloc
+
+    from spacy_mstparse.learners.one_slack_cache import TreeCache
+
+    model, data = tiny
+    rng = np.random.default_rng(5)
+    cache = TreeCache(10_000, model.first_order)
+
+    def random_trees(count):
+        for i, (sentence, heads) in enumerate(data):
+            for _ in range(count):
+                tree = heads.copy()
+                tree[1:] = rng.integers(0, len(heads), size=len(heads) - 1)
+                cache.add(i, sentence, heads, tree, 1.0)
+
+    random_trees(2)
+    before, entries = cache.nbytes, cache.n_entries
+    tracemalloc.start()
+    random_trees(1000)
+    traced, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert cache.n_entries > entries + 1000
+    assert cache.nbytes - before == pytest.approx(traced, rel=0.15)
+
+
 def test_cache_gives_the_decoded_constraint_when_it_holds_the_most_violated_tree(tiny):
     """With each sentence's loss-augmented tree among its cached trees (next
     to trees decoded under other weights), the cache's joint constraint is

@@ -14,6 +14,7 @@ int32 per word. When the cache holds each sentence's most violated tree,
 this is the constraint a decoding pass gives. ``block_update`` is the
 dual step on one sentence's block (pairwise Frank-Wolfe, Osokin et al. 2016).
 """
+import sys
 from collections import OrderedDict
 
 import numpy
@@ -29,7 +30,7 @@ cdef class TreeCache:
     first; a tree seen again moves to the back)."""
 
     cdef readonly int size
-    cdef dict _entries   # key -> [Sentence, OrderedDict(bytes -> [gold, tree, loss, beta]), ell]
+    cdef dict _entries   # key -> [Sentence, OrderedDict(hash -> [gold, tree, loss, beta]), ell]
     cdef readonly long long n_entries
     cdef FirstOrderFeatures _features
     cdef object _scratch, _dense, _block
@@ -70,7 +71,9 @@ cdef class TreeCache:
             first = next(iter(trees.values()))[0]
             if numpy.array_equal(first, gold):
                 gold = first
-        signature = gold[1:].tobytes() + tree[1:].tobytes()
+        # (a 64-bit hash of the pair: a tree dropped by a collision is only a
+        # vertex the cache lacks; the dual stays feasible)
+        signature = hash(gold[1:].tobytes() + tree[1:].tobytes())
         if signature in trees:
             trees.move_to_end(signature)
             return False
@@ -135,12 +138,18 @@ cdef class TreeCache:
 
     @property
     def nbytes(self):
-        """Bytes of the cached trees and the sentences' token arrays (a bound:
-        8 bytes per attribute and tag row per word)."""
+        """Bytes the cache takes, Python objects included: per sentence its
+        token arrays (8 bytes per attribute and tag row per word) and gold
+        array and its trees' table; per tree its array, entry, numbers and
+        key."""
         total = 0
         for sentence, trees, _ in self._entries.values():
-            total += 8 * (sentence.n + 3) * (4 + sentence.n_tagsets)
-            total += sum(e[0].nbytes + e[1].nbytes + 48 for e in trees.values())
+            total += 8 * (sentence.n + 3) * (4 + sentence.n_tagsets) + sys.getsizeof(trees)
+            golds = {id(e[0]): e[0] for e in trees.values()}
+            total += sum(sys.getsizeof(g) for g in golds.values())
+            for signature, e in trees.items():
+                total += (sys.getsizeof(e[1]) + sys.getsizeof(e) + sys.getsizeof(e[2])
+                          + sys.getsizeof(e[3]) + sys.getsizeof(signature))
         return total
 
     def aggregate(self, w, acc):
