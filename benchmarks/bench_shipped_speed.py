@@ -81,6 +81,9 @@ def main(argv=None) -> int:
     p.add_argument("--o2-max-epochs", type=int, default=None,
                    help="cap for the second-order config alone (default: --max-epochs)")
     p.add_argument("--spacy-epochs", type=int, default=shipped_models.SPACY_EPOCHS)
+    p.add_argument("--systems", default="spacy,o1,o2",
+                   help="which of spacy, o1, o2 to time (without spacy: no x spaCy ratios, "
+                        "e.g. --systems o1 for the thread ratio alone)")
     p.add_argument("--runs", type=int, default=5, help="interleaved timing rounds")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--o2-keeps", default="10,15,20",
@@ -111,12 +114,16 @@ def main(argv=None) -> int:
               "machine": common.machine_info(), "loadavg": {"start": list(os.getloadavg())}}
     epochs = {"o1": args.max_epochs, "spacy": 0,
               "o2": args.max_epochs if args.o2_max_epochs is None else args.o2_max_epochs}
+    names = [n.strip() for n in args.systems.split(",") if n.strip()]
+    mst_names = [n for n in ("o1", "o2") if n in names]
+    if set(names) - set(shipped_models.SYSTEMS) or not mst_names:
+        p.error(f"--systems: some of spacy, o1, o2 (at least one of o1, o2), got {args.systems!r}")
     given = dict(item.split("=", 1) for item in args.model)
     unknown = set(given) - set(shipped_models.SYSTEMS)
     if unknown:
         p.error(f"--model: unknown system(s) {sorted(unknown)}; use o1, o2 or spacy")
     records = {}
-    for name in ("spacy", "o1", "o2"):
+    for name in names:
         if name in given:
             records[name] = {"model": given[name], "given": Path(given[name]).name}
         else:
@@ -126,22 +133,27 @@ def main(argv=None) -> int:
                           for n, r in records.items()}
     pipelines = {name: spacy.load(records[name]["model"]) for name in records}
     shipped = {name: config_settings(shipped_models.SYSTEMS[name]["config"])
-               for name in ("o1", "o2")}
+               for name in mst_names}
     result["prediction_settings"] = {"shipped": shipped, "before": BEFORE}
 
-    vocab = pipelines["o1"].vocab
+    vocab = pipelines[mst_names[0]].vocab
     gold = list(read_conllu(args.dev, vocab, n_sents=1))
     dev = make_input_docs(gold, vocab, gold_tags=True)
-    raw = make_input_docs(gold, pipelines["spacy"].vocab, gold_tags=False)
     n_words = result["dev_words"] = sum(len(d) for d in dev)
-    sp = pipelines["spacy"]
-    sp_parser = sp.get_pipe("parser")
-    upstream = [proc for name, proc in sp.pipeline if name != "parser"]
+    systems = {}
+    if "spacy" in pipelines:
+        sp = pipelines["spacy"]
+        sp_parser = sp.get_pipe("parser")
+        upstream = [proc for name, proc in sp.pipeline if name != "parser"]
 
-    def before_parser(docs):
-        for proc in upstream:
-            docs = list(proc.pipe(docs, batch_size=128))
-        return docs
+        def before_parser(docs):
+            for proc in upstream:
+                docs = list(proc.pipe(docs, batch_size=128))
+            return docs
+
+        raw = make_input_docs(gold, sp.vocab, gold_tags=False)
+        systems["spacy-parser"] = (lambda docs: list(sp_parser.pipe(docs, batch_size=128)),
+                                   before_parser, raw)
 
     def mst(name, settings, threads):
         parser = pipelines[name].get_pipe("mst_parser")
@@ -151,10 +163,8 @@ def main(argv=None) -> int:
             return list(parser.pipe(docs, batch_size=128))
         return run
 
-    systems = {"spacy-parser": (lambda docs: list(sp_parser.pipe(docs, batch_size=128)),
-                                before_parser, raw)}
     one_thread = {}   # a -tN system -> the 1-thread system with its settings
-    for name in ("o1", "o2"):
+    for name in mst_names:
         # the settings before, as shipped, and as shipped with the other weights
         # (a variant equal to an earlier one is not timed twice)
         other = dict(shipped[name], quantize_weights=not shipped[name]["quantize_weights"])
@@ -200,20 +210,22 @@ def main(argv=None) -> int:
     result["cpu_seconds"], result["wall_seconds"] = cpu, wall
 
     def ratios(times, label, base="spacy-parser"):
-        return [times[base][i] / times[label][i] for i in range(args.runs)]
+        if base not in times:
+            return None
+        return spread([times[base][i] / times[label][i] for i in range(args.runs)])
 
     result["summary"] = {label: {
         "cpu_seconds": spread(cpu[label]), "wall_seconds": spread(wall[label]),
         "words_per_second_cpu": n_words / statistics.median(cpu[label]),
         "words_per_second_wall": n_words / statistics.median(wall[label]),
-        "x_spacy_parser_cpu": spread(ratios(cpu, label)),
-        "x_spacy_parser_wall": spread(ratios(wall, label)),
+        "x_spacy_parser_cpu": ratios(cpu, label),
+        "x_spacy_parser_wall": ratios(wall, label),
     } for label in systems}
     for many, one in one_thread.items():
-        result["summary"][many]["x_one_thread_wall"] = spread(ratios(wall, many, one))
+        result["summary"][many]["x_one_thread_wall"] = ratios(wall, many, one)
 
     result["profile_seconds"] = {}
-    for name in ("o1", "o2"):
+    for name in mst_names:
         for label, settings in ((f"{name}-before", BEFORE[name]), (name, shipped[name])):
             parser = pipelines[name].get_pipe("mst_parser")
             parser.cfg.update(settings)
@@ -239,8 +251,9 @@ def markdown(result, runs) -> str:
         u, l = result["uas_las"][label]
         x, xw = s["x_spacy_parser_cpu"], s["x_spacy_parser_wall"]
         t = s.get("x_one_thread_wall")
-        lines.append(f"| {label} | {s['words_per_second_cpu']:,.0f} | {x['median']:.2f} "
-                     f"({x['min']:.2f}-{x['max']:.2f}) | {xw['median']:.2f} | "
+        x_cpu = "-" if x is None else f"{x['median']:.2f} ({x['min']:.2f}-{x['max']:.2f})"
+        lines.append(f"| {label} | {s['words_per_second_cpu']:,.0f} | {x_cpu} | "
+                     f"{'-' if xw is None else format(xw['median'], '.2f')} | "
                      f"{'-' if t is None else format(t['median'], '.2f')} | {u:.2f} | {l:.2f} |")
     lines.append("")
     for label, shares in result["profile_share"].items():

@@ -423,14 +423,37 @@ def run_sizes(args):
             evals = [line.split() for line in text.splitlines()]
             row["dev_evals"] = [[int(f[0]), int(f[1]), float(f[3])] for f in evals
                                 if len(f) > 4 and f[0].isdigit() and f[1].isdigit()]
+        if args.primal_train:
+            row["primal"] = primal_of_pipeline(best, args.primal_train, args.lam)
+            row["primal_lam"] = args.lam
         rows[name] = row
-        print(name, json.dumps({k: v for k, v in row.items() if k != "files_kb"}), flush=True)
+        print(name, json.dumps({k: v for k, v in row.items() if k not in ("files_kb", "progress")}),
+              flush=True)
     if args.reference and args.reference in rows:
         ref = rows[args.reference]
         for name, row in rows.items():
             row["size_ratio_reference_over_this"] = ref["model_best_kb"] / row["model_best_kb"]
             row["dev_uas_minus_reference"] = row["dev_uas"] - ref["dev_uas"]
     return {"runs": rows, "reference": args.reference}
+
+
+def primal_of_pipeline(path: Path, train: str, lam: float) -> float:
+    """The 1-slack primal objective (lam / 2 ||w||^2 + mean structured hinge,
+    ``spacy_mstparse.graph.primal_objective``) of a trained pipeline's arc
+    weights over the training corpus ``train`` (.spacy, gold tags)."""
+    from spacy.util import resolve_dot_names
+
+    from spacy_mstparse.graph import primal_objective
+
+    nlp = spacy.load(path, config={"paths": {"dev": train, "train": train}})
+    parser = nlp.get_pipe("mst_parser")
+    corpus, = resolve_dot_names(nlp.config.interpolate(), ["corpora.train"])
+    gold = common.encoded_gold(parser, corpus(nlp))
+    start = time.perf_counter()
+    value = primal_objective(parser.graph, gold, parser.graph.arc_weights, lam)
+    print(f"primal of {path} at lam {lam}: {value:.5f} ({len(gold)} sentences, "
+          f"{time.perf_counter() - start:.0f} s)", flush=True)
+    return value
 
 
 def run_compact(args):
@@ -480,6 +503,9 @@ def main():
     ap.add_argument("--runs", default="",
                     help="sizes: name=spacy-train-output-dir,... (model-best measured)")
     ap.add_argument("--reference", default="default", help="sizes: the run compared with")
+    ap.add_argument("--primal-train", default=None,
+                    help="sizes: the training corpus (.spacy) on which to compute each model's "
+                         "1-slack primal objective at --lam")
     ap.add_argument("--output", required=True)
     ap.add_argument("--treebanks", default="en_ewt,tr_imst,hu_szeged")
     ap.add_argument("--epochs", type=int, default=10)
