@@ -421,7 +421,7 @@ cdef class OneSlackSSVM(Learner):
             # move the dual; the next decoding pass adds what is missing
             stop = max(stop, self.sweep_stop * pass_gap)
         while sweeps < self.max_cache_rounds:
-            gap = self._cache.sweep(self._w, self.lam, n, self._mark, self.block_steps, changed)
+            gap = self._cache.sweep(self._w, self.lam, n, self._mark, changed, self.block_steps)
             sweeps += 1
             if gap <= stop:
                 break

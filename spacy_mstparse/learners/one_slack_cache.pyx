@@ -360,14 +360,13 @@ cdef class TreeCache:
                 self._block[:old.shape[0]] = old
         return self._block
 
-    def sweep(self, w, double lam, double n, mark, int steps=1, changed=None):
-        """``block_update`` on every cached sentence; returns the sum of
-        their gaps (the duality gap over the joint constraints the cache can
-        form, at the w before each step), and without ``changed`` (a bool
-        mask of w's size, set where w changed) the buckets of w changed."""
+    def sweep(self, w, double lam, double n, mark, changed, int steps=1):
+        """``block_update`` on every cached sentence; sets ``changed`` (a bool
+        mask of w's size) where w changed and returns the sum of their gaps
+        (the duality gap over the joint constraints the cache can form, at
+        the w before each step)."""
         total = 0.0
-        mask = numpy.zeros(w.shape[0], dtype=bool) if changed is None else changed
-        cdef unsigned char[::1] mv = mask.view(numpy.uint8)
+        cdef unsigned char[::1] mv = changed.view(numpy.uint8)
         cdef uint64_t[::1] iv
         cdef Py_ssize_t i
         for key in list(self._entries):
@@ -376,9 +375,7 @@ cdef class TreeCache:
             iv = ids
             for i in range(iv.shape[0]):
                 mv[iv[i]] = 1
-        if changed is not None:
-            return total
-        return total, numpy.flatnonzero(mask).astype(numpy.uint64)
+        return total
 
 
 cdef double _TIE = 1e-12
