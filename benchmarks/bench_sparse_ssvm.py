@@ -32,6 +32,7 @@ UAS, the objectives and the relative duality gap against training time.
 import argparse
 import json
 import os
+import re
 import platform
 import sys
 import time
@@ -429,12 +430,53 @@ def run_sizes(args):
         rows[name] = row
         print(name, json.dumps({k: v for k, v in row.items() if k not in ("files_kb", "progress")}),
               flush=True)
+    if args.png and any(row.get("progress") for row in rows.values()):
+        plot_gap_curves(rows, args.png)
     if args.reference and args.reference in rows:
         ref = rows[args.reference]
         for name, row in rows.items():
             row["size_ratio_reference_over_this"] = ref["model_best_kb"] / row["model_best_kb"]
             row["dev_uas_minus_reference"] = row["dev_uas"] - ref["dev_uas"]
     return {"runs": rows, "reference": args.reference}
+
+
+def exact_passes(progress):
+    """(pass, relative gap, seconds) of each exact pass in [one-slack] progress lines."""
+    points = []
+    for line in progress:
+        m = re.match(r"\[one-slack\] pass (\d+): primal \S+  dual \S+  gap \S+ \((\S+)%\)"
+                     r".* (\S+) s$", line)
+        if m:
+            points.append((int(m.group(1)), float(m.group(2)) / 100, float(m.group(3))))
+    return points
+
+
+def plot_gap_curves(rows, png):
+    """The certified relative duality gap of each 1-slack run against training
+    minutes (labels: the pass), with the 1% line."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plot", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, row in rows.items():
+        points = exact_passes(row.get("progress", []))
+        if not points:
+            continue
+        xs = [seconds / 60 for _, _, seconds in points]
+        ax.semilogy(xs, [gap for _, gap, _ in points], marker="o", ms=3, label=name)
+        for (n, gap, _), x in zip(points, xs):
+            if n % 6 == 1 or (n, gap) == points[-1][:2]:
+                ax.annotate(str(n), (x, gap), fontsize=7)
+    ax.axhline(0.01, color="grey", ls=":", label="1% of the primal")
+    ax.set_xlabel("training minutes (labels: pass)")
+    ax.set_ylabel("certified duality gap / primal")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
 
 
 def primal_of_pipeline(path: Path, train: str, lam: float) -> float:
@@ -545,7 +587,8 @@ def main():
     ap.add_argument("--pegasos-eval-every", type=int, default=1)
     ap.add_argument("--ball-pegasos", action="store_true",
                     help="ssvm: also run Pegasos-DP with radius sqrt(2 L(0)/lam) (the registered Pegasos.v1 with radius set)")
-    ap.add_argument("--png", default=None)
+    ap.add_argument("--png", default=None,
+                    help="ssvm: the curves; sizes: the runs' certified gap against time")
     ap.add_argument("--data-dir", type=Path, default=common.DATA,
                     help="where the UD .conllu files are (default ../shared/data/ud)")
     ap.add_argument("--kept-from", default=None,

@@ -496,3 +496,62 @@ def test_n_best_caches_the_runners_up_and_certifies_against_the_reference(tiny):
         OneSlackSSVM(n_best=2)
     with pytest.raises(ValueError, match="block_steps"):
         OneSlackSSVM(block_steps=0, cache_size=1)
+
+
+def test_cache_sweeps_run_until_a_tenth_of_the_threshold(tiny):
+    """The sweeps over the cache after each pass stop once their gap is at
+    most a tenth of the stopping threshold (sweep_stop = 0: no other rule),
+    or after max_cache_rounds: a pass that stopped early has its cache gap
+    below eps * dual / 10, and stopping earlier (at half the threshold)
+    would have left passes whose cache gap is above that."""
+    model, data = tiny
+    lam, eps, rounds = 0.5, 0.05, 50
+    learner, _ = train_one_slack(model, data, lam=lam, eps=eps, cache_size=20,
+                                 max_cache_rounds=rounds, warm_start=1, exact_every=3,
+                                 relative_eps=True, sweep_stop=0.0, max_iter=30)
+    swept = [h for h in learner.history if h["cache_gap"] is not None]
+    assert swept
+    for h in swept:
+        assert h["cache_sweeps"] <= rounds
+        if h["cache_sweeps"] < rounds:
+            assert h["cache_gap"] <= 0.1 * eps * h["dual"] + 1e-12
+    assert any(h["cache_sweeps"] > 1 for h in swept)
+
+
+def test_sweep_skips_blocks_of_small_gap_until_they_get_a_new_tree(tiny):
+    """``sweep(skip_below=...)`` steps only on the sentences whose gap at
+    their last step was at least ``skip_below`` (or that got a tree since),
+    counting the others' last gaps: with every block below it, nothing
+    moves and the sweep reports the gaps of the sweep before; a sentence
+    given a new tree is stepped on again."""
+    model, data = tiny
+    lam, n = 0.05, float(len(data))
+    cache = _filled_cache(model, data, 4, seed=5)
+    size = model.n_arc_weights
+    w = np.zeros(size)
+    mark = np.zeros(size, dtype=np.uint8)
+    changed = np.zeros(size, dtype=bool)
+    first = cache.sweep(w, lam, n, mark, changed)
+    assert first > 0 and changed.any()
+    w_before, changed[:] = w.copy(), False
+    skipped = cache.sweep(w, lam, n, mark, changed, 1, 1e30)
+    assert skipped == pytest.approx(first, rel=1e-12)
+    assert not changed.any() and np.array_equal(w, w_before)
+    # a full sweep at the same w visits every block again: its gaps differ
+    # from the first sweep's (w moved during that one)
+    full = cache.sweep(w.copy(), lam, n, mark, changed.copy())
+    assert full != pytest.approx(first, rel=1e-9)
+    stale = cache.sweep(w_before.copy(), lam, n, mark, np.zeros(size, dtype=bool), 1, 1e30)
+    assert stale == pytest.approx(full, rel=1e-12)   # the full sweep's gaps, nothing visited
+    # a new tree makes its sentence due again, whatever skip_below says
+    key = next(i for i in range(len(data)) if i in cache)
+    sentence, heads = data[key]
+    rng = np.random.default_rng(17)
+    while True:
+        w_other = (rng.normal(size=size) * 0.5).astype(np.float32)
+        tree = _decoded_tree(model, sentence, heads, w_other)
+        loss = int(np.count_nonzero(tree[1:] != heads[1:]))
+        if loss and cache.add(key, sentence, heads, tree, loss):
+            break
+    again = cache.sweep(w_before.copy(), lam, n, mark, np.zeros(size, dtype=bool), 1, 1e30)
+    assert again != pytest.approx(stale, rel=1e-9)

@@ -407,24 +407,33 @@ cdef class OneSlackSSVM(Learner):
 
     def _cache_sweeps(self, WeightTable table, pass_gap=None):
         """Block-coordinate Frank-Wolfe sweeps over the cache (its trees are
-        the working set) until their duality gap is at most half the stopping
-        threshold or a tenth of ``pass_gap`` (the decoding pass's gap or its
-        estimate), or ``max_cache_rounds`` sweeps; w written into the table.
+        the working set) until their duality gap is at most a tenth of the
+        stopping threshold or ``sweep_stop`` times ``pass_gap`` (the decoding
+        pass's gap or its estimate), or ``max_cache_rounds`` sweeps; w written
+        into the table. (Near convergence the cache's gap falls below half
+        the threshold long before the decoder's does: stopping there left one
+        sweep a pass and the certified gap stalled above the threshold.) The
+        first sweep visits every sentence; the later ones only those whose
+        block gap at the last sweep was at least half the mean.
         Returns (sweeps, the last sweep's gap)."""
         cdef double n = <double>self.n_train
         changed = self._changed   # all False between sweeps
         changed[self._cache.evict_all(self._w, self.lam, n).astype(numpy.intp)] = True
         gap, sweeps = None, 0
-        cdef double stop = 0.5 * self._threshold(self._dual)
+        cdef double stop = 0.1 * self._threshold(self._dual)
         if pass_gap is not None:
             # the cache's own gap far below the decoder's: more sweeps barely
             # move the dual; the next decoding pass adds what is missing
             stop = max(stop, self.sweep_stop * pass_gap)
+        cdef double skip = 0.0
         while sweeps < self.max_cache_rounds:
-            gap = self._cache.sweep(self._w, self.lam, n, self._mark, changed, self.block_steps)
+            gap = self._cache.sweep(self._w, self.lam, n, self._mark, changed, self.block_steps,
+                                    skip)
             sweeps += 1
             if gap <= stop:
                 break
+            # later sweeps step on the blocks of at least half the mean gap
+            skip = 0.5 * gap / len(self._cache)
         self._sync_mask(table, changed)
         self._dual = self._cache.dual_linear() - 0.5 * self.lam * float(self._w @ self._w)
         self.cache_hits += sweeps

@@ -34,6 +34,7 @@ cdef class TreeCache:
     cdef readonly long long n_entries
     cdef FirstOrderFeatures _features
     cdef object _scratch, _dense, _block
+    cdef dict _gaps      # key -> the block's gap at its last step (sweep's skipping)
 
     def __init__(self, int size, FirstOrderFeatures features):
         if size < 1:
@@ -41,6 +42,7 @@ cdef class TreeCache:
         self.size = size
         self._features = features
         self._entries = {}
+        self._gaps = {}
         self.n_entries = 0
         self._scratch = None
         self._dense = None
@@ -79,6 +81,7 @@ cdef class TreeCache:
             return False
         trees[signature] = [gold, tree, float(loss), 0.0]
         self.n_entries += 1
+        self._gaps.pop(key, None)   # a new vertex: the block's gap is unknown
         return True
 
     def evict(self, key, w, double lam, double n):
@@ -102,6 +105,7 @@ cdef class TreeCache:
             if entry[3] > 0.0:
                 changed.append(self._scale_into(slot[0], entry, w, -entry[3] / (lam * n)))
                 slot[2] -= entry[3] * entry[2] / n
+                self._gaps.pop(key, None)
             del trees[signature]
             self.n_entries -= 1
         return numpy.concatenate(changed) if changed else numpy.zeros(0, dtype=numpy.uint64)
@@ -343,6 +347,7 @@ cdef class TreeCache:
                 bt[a] = max(0.0, bt[a] - delta)
                 ell_change -= delta * entries[a][2]
             changed.append(ids[:n_ids])
+        self._gaps[key] = gap
         if not changed:
             return gap, numpy.zeros(0, dtype=numpy.uint64)
         for t in range(m):
@@ -360,16 +365,26 @@ cdef class TreeCache:
                 self._block[:old.shape[0]] = old
         return self._block
 
-    def sweep(self, w, double lam, double n, mark, changed, int steps=1):
+    def sweep(self, w, double lam, double n, mark, changed, int steps=1,
+              double skip_below=0.0):
         """``block_update`` on every cached sentence; sets ``changed`` (a bool
         mask of w's size) where w changed and returns the sum of their gaps
         (the duality gap over the joint constraints the cache can form, at
-        the w before each step)."""
+        the w before each step). ``skip_below`` > 0: a sentence whose gap at
+        its last step was below it (and which has no new tree since) is
+        skipped, its last gap counted instead (the blocks of large gap get
+        the steps, as in Osokin et al. 2016's gap sampling)."""
         total = 0.0
         cdef unsigned char[::1] mv = changed.view(numpy.uint8)
         cdef uint64_t[::1] iv
         cdef Py_ssize_t i
+        gaps = self._gaps
         for key in list(self._entries):
+            if skip_below > 0.0:
+                last = gaps.get(key)
+                if last is not None and last < skip_below:
+                    total += last
+                    continue
             gap, ids = self.block_update(key, w, lam, n, mark, steps)
             total += gap
             iv = ids
