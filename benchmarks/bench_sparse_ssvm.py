@@ -32,8 +32,8 @@ UAS, the objectives and the relative duality gap against training time.
 import argparse
 import json
 import os
-import re
 import platform
+import re
 import sys
 import time
 from pathlib import Path
