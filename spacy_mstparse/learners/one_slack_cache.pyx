@@ -33,7 +33,7 @@ cdef class TreeCache:
     cdef dict _entries   # key -> [Sentence, OrderedDict(hash -> [gold, tree, loss, beta]), ell]
     cdef readonly long long n_entries
     cdef FirstOrderFeatures _features
-    cdef object _scratch, _dense, _block
+    cdef object _scratch, _dense, _block, _slots, _one
     cdef dict _gaps      # key -> the block's gap at its last step (sweep's skipping)
 
     def __init__(self, int size, FirstOrderFeatures features):
@@ -47,6 +47,8 @@ cdef class TreeCache:
         self._scratch = None
         self._dense = None
         self._block = None
+        self._slots = None
+        self._one = None
 
     def __contains__(self, key):
         return key in self._entries
@@ -225,50 +227,88 @@ cdef class TreeCache:
         moves from the away tree (of the smallest violation among those in
         use) to the most violated one, with exact line search, so w (float64,
         dense) moves in place by delta / (lam n) (phi(away) - phi(best)).
-        The features of every cached tree (on the arcs where it differs from
-        the gold tree) are computed once: after a step the trees' margins
-        move by coef * (phi(away) - phi(best)) . x(tree), gathered from the
-        step's dense direction, so further steps on the block cost no
-        feature extraction. ``mark``: a zero uint8 vector of the table's size
-        (scratch; left zero). Returns (the block's Frank-Wolfe duality gap
-        before the first step, the buckets of w changed)."""
+        The block's distinct arcs (where a cached tree and the gold tree
+        differ, on either side) get their features and scores once: a tree's
+        margin is the sum over its wrong words of the gold arc's score minus
+        its own arc's (trees of one sentence share most of those arcs).
+        After a step the margins move by coef * (phi(away) - phi(best)) .
+        x(tree), gathered per arc from the step's dense direction, so further
+        steps on the block cost no feature extraction. ``mark``: a zero uint8
+        vector of the table's size (scratch; left zero). Returns (the block's
+        Frank-Wolfe duality gap before the first step, the buckets of w
+        changed)."""
         cdef FirstOrderFeatures features = self._features
         slot = self._entries[key]
         cdef Sentence s = slot[0]
         entries = list(slot[1].values())
-        cdef Py_ssize_t m = len(entries), t, i, k
-        cdef uint64_t[::1] ga, pb
-        ga, pb = self._buffers(s)
-        cdef int32_t[::1] ha = numpy.empty(s.n + 1, dtype=numpy.int32)
-        cdef int32_t[::1] hb = numpy.empty(s.n + 1, dtype=numpy.int32)
-        # per tree: its gold-side ids [off[2t], off[2t+1]) and its own ids
-        # [off[2t+1], off[2t+2]) in one buffer
-        offsets = numpy.zeros(2 * m + 1, dtype=numpy.int64)
-        cdef long long[::1] off = offsets
-        viols = numpy.zeros(m, dtype=numpy.float64)
-        cdef double[::1] vl = viols
-        cdef double[::1] wv = w
-        cdef int n_g, n_p
-        cdef long long total = 0
-        cdef double margin
-        cdef uint64_t[::1] bf = self._block_buffer(0)
+        cdef Py_ssize_t m = len(entries), t, i, k, p
+        cdef int N = s.n + 1, c, h, a_i, got, side
+        cdef Py_ssize_t n_arcs = 0, n_pairs = 0
+        # per tree t, its wrong words as pairs (gold arc, own arc) of indices
+        # into the block's arcs: pairs [pof[t], pof[t + 1])
+        pairs = numpy.empty(2 * m * max(1, s.n), dtype=numpy.int32)
+        cdef int32_t[::1] pr = pairs
+        pair_offsets = numpy.zeros(m + 1, dtype=numpy.int64)
+        cdef long long[::1] pof = pair_offsets
+        arc_codes = numpy.empty(2 * m * max(1, s.n), dtype=numpy.int32)
+        cdef int32_t[::1] ac = arc_codes
+        cdef int32_t[::1] slots = self._arc_slots(N)   # code h * N + c -> arc index, else -1
+        cdef const int32_t[::1] gold_heads
+        cdef const int32_t[::1] heads
         for t in range(m):
             entry = entries[t]
-            _wrong_arcs(entry[0], entry[1], ha, hb)
-            n_g, n_p = _features_of(features, s, ha, hb, ga, pb)
-            if total + n_g + n_p > bf.shape[0]:
-                bf = self._block_buffer(total + n_g + n_p)
-            margin = 0.0
-            for i in range(n_g):
+            gold_heads = entry[0]
+            heads = entry[1]
+            for c in range(1, N):
+                if gold_heads[c] == heads[c]:
+                    continue
+                for side in range(2):
+                    h = gold_heads[c] if side == 0 else heads[c]
+                    a_i = slots[h * N + c]
+                    if a_i < 0:
+                        a_i = slots[h * N + c] = <int32_t>n_arcs
+                        ac[n_arcs] = h * N + c
+                        n_arcs += 1
+                    pr[n_pairs] = a_i
+                    n_pairs += 1
+            pof[t + 1] = n_pairs // 2
+        # every arc's bucket ids [aof[a], aof[a + 1]) in one buffer, and its score
+        arc_offsets = numpy.zeros(n_arcs + 1, dtype=numpy.int64)
+        cdef long long[::1] aof = arc_offsets
+        arc_scores = numpy.zeros(n_arcs, dtype=numpy.float64)
+        cdef double[::1] asc = arc_scores
+        cdef double[::1] wv = w
+        cdef uint64_t[::1] ga
+        ga, _ = self._buffers(s)
+        cdef int32_t[::1] one = self._one_arc(N)   # -1 but for the arc at hand
+        cdef uint64_t[::1] bf = self._block_buffer(0)
+        cdef long long total = 0
+        cdef double score
+        for p in range(n_arcs):
+            slots[ac[p]] = -1
+            c = ac[p] % N
+            one[c] = ac[p] // N
+            with nogil:
+                got = features.arcs_features_into(s, &one[0], &ga[0])
+            one[c] = -1
+            if got < 0:
+                raise MemoryError("TreeCache: feature buffer")
+            if total + got > bf.shape[0]:
+                bf = self._block_buffer(total + got)
+            score = 0.0
+            for i in range(got):
                 bf[total + i] = ga[i]
-                margin += wv[ga[i]]
-            off[2 * t + 1] = total + n_g
-            for i in range(n_p):
-                bf[total + n_g + i] = pb[i]
-                margin -= wv[pb[i]]
-            total += n_g + n_p
-            off[2 * t + 2] = total
-            vl[t] = entry[2] - margin
+                score += wv[ga[i]]
+            asc[p] = score
+            total += got
+            aof[p + 1] = total
+        viols = numpy.zeros(m, dtype=numpy.float64)
+        cdef double[::1] vl = viols
+        for t in range(m):
+            score = 0.0
+            for p in range(pof[t], pof[t + 1]):
+                score += asc[pr[2 * p]] - asc[pr[2 * p + 1]]
+            vl[t] = entries[t][2] - score
         if self._dense is None or self._dense.shape[0] != w.shape[0]:
             self._dense = numpy.zeros(w.shape[0], dtype=numpy.float64)
         cdef double[::1] sc = self._dense
@@ -277,9 +317,12 @@ cdef class TreeCache:
         cdef double[::1] bt = betas
         cdef double viol, best_viol, away_viol, used, in_use, away_weight, gold_weight
         cdef double vv, delta, coef, dot, gap = 0.0, ell_change = 0.0
-        cdef Py_ssize_t b, a, n_ids
+        cdef Py_ssize_t b, a, n_ids, v
         cdef uint64_t[::1] iv
         cdef long long cap = 0
+        cdef double sign
+        arc_dots = numpy.zeros(n_arcs if steps > 1 else 0, dtype=numpy.float64)
+        cdef double[::1] adot = arc_dots
         changed = []
         for k in range(steps):
             b, a = -1, -1    # -1: the gold tree (violation 0)
@@ -308,17 +351,25 @@ cdef class TreeCache:
             if b == a or best_viol <= away_viol + _TIE or away_weight <= 0.0:
                 break
             # sc = x(best) - x(away) = phi(away) - phi(best), x = phi(gold) - phi(tree)
-            cap = (off[2 * b + 2] - off[2 * b] if b >= 0 else 0) + (
-                off[2 * a + 2] - off[2 * a] if a >= 0 else 0)
+            cap = 0
+            for side in range(2):
+                v = b if side == 0 else a
+                if v >= 0:
+                    for p in range(2 * pof[v], 2 * pof[v + 1]):
+                        cap += aof[pr[p] + 1] - aof[pr[p]]
             ids = numpy.empty(cap, dtype=numpy.uint64)
             iv = ids
             n_ids = 0
-            if b >= 0:
-                n_ids = _scatter_marked(sc, mk, bf, off[2 * b], off[2 * b + 1], 1.0, iv, n_ids)
-                n_ids = _scatter_marked(sc, mk, bf, off[2 * b + 1], off[2 * b + 2], -1.0, iv, n_ids)
-            if a >= 0:
-                n_ids = _scatter_marked(sc, mk, bf, off[2 * a], off[2 * a + 1], -1.0, iv, n_ids)
-                n_ids = _scatter_marked(sc, mk, bf, off[2 * a + 1], off[2 * a + 2], 1.0, iv, n_ids)
+            for side in range(2):
+                v = b if side == 0 else a
+                if v < 0:
+                    continue
+                sign = 1.0 if side == 0 else -1.0
+                for p in range(pof[v], pof[v + 1]):
+                    n_ids = _scatter_marked(sc, mk, bf, aof[pr[2 * p]], aof[pr[2 * p] + 1],
+                                            sign, iv, n_ids)
+                    n_ids = _scatter_marked(sc, mk, bf, aof[pr[2 * p + 1]],
+                                            aof[pr[2 * p + 1] + 1], -sign, iv, n_ids)
             vv = 0.0
             for i in range(n_ids):
                 vv += sc[iv[i]] * sc[iv[i]]
@@ -330,12 +381,15 @@ cdef class TreeCache:
                 wv[iv[i]] += coef * sc[iv[i]]
             if k + 1 < steps:
                 # the margins move by coef * sc . x(tree): violations by minus that
+                for p in range(n_arcs):
+                    dot = 0.0
+                    for i in range(aof[p], aof[p + 1]):
+                        dot += sc[bf[i]]
+                    adot[p] = dot
                 for t in range(m):
                     dot = 0.0
-                    for i in range(off[2 * t], off[2 * t + 1]):
-                        dot += sc[bf[i]]
-                    for i in range(off[2 * t + 1], off[2 * t + 2]):
-                        dot -= sc[bf[i]]
+                    for p in range(pof[t], pof[t + 1]):
+                        dot += adot[pr[2 * p]] - adot[pr[2 * p + 1]]
                     vl[t] -= coef * dot
             for i in range(n_ids):
                 sc[iv[i]] = 0.0
@@ -354,6 +408,20 @@ cdef class TreeCache:
             entries[t][3] = bt[t]
         slot[2] += ell_change / n
         return gap, changed[0] if len(changed) == 1 else numpy.unique(numpy.concatenate(changed))
+
+    def _arc_slots(self, int N):
+        """The reusable int32 map of arc codes h * N + c (at least N * N
+        entries), -1 everywhere between uses."""
+        if self._slots is None or self._slots.shape[0] < N * N:
+            self._slots = numpy.full(N * N, -1, dtype=numpy.int32)
+        return self._slots
+
+    def _one_arc(self, int N):
+        """The reusable int32 heads array of one arc (at least N entries), -1
+        everywhere between uses."""
+        if self._one is None or self._one.shape[0] < N:
+            self._one = numpy.full(N, -1, dtype=numpy.int32)
+        return self._one
 
     def _block_buffer(self, long long need):
         """The reusable uint64 buffer of a block's tree features (at least ``need``)."""
