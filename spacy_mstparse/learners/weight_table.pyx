@@ -57,6 +57,10 @@ def _rebuild_weight_table(v, acc, stamp, double scale, double cum_scale,
     return table
 
 
+# Buckets per slice of the O(table) copies (current, averaged).
+_CHUNK = 1 << 18
+
+
 cdef class WeightTable:
     """w = scale * v over ``n_buckets`` float32 weights, with lazy averaging.
 
@@ -378,18 +382,29 @@ cdef class WeightTable:
         """The current weights s * v as a new float32 array (O(table))."""
         if self.scale == 1.0:
             return self._v_arr.copy()
-        return (self._v_arr.astype(np.float64) * self.scale).astype(np.float32)
+        out = np.empty(self.n_buckets, dtype=np.float32)
+        for start in range(0, self.n_buckets, _CHUNK):
+            stop = min(start + _CHUNK, self.n_buckets)
+            out[start:stop] = self._v_arr[start:stop].astype(np.float64) * self.scale
+        return out
 
     def averaged(self):
         """The averaged weights (1/n_ticks) sum_ticks w as a float32 array (O(table)).
 
         Equals ``current()`` before the first tick. Does not modify the table.
+        Computed a slice at a time: the float64 intermediates take a few MB,
+        not three times the table.
         """
         if self.n_ticks == 0:
             return self.current()
-        total = self._acc_arr + self._v_arr * (self.cum_scale - self._stamp_arr)
-        total /= self.n_ticks
-        return total.astype(np.float32)
+        out = np.empty(self.n_buckets, dtype=np.float32)
+        for start in range(0, self.n_buckets, _CHUNK):
+            stop = min(start + _CHUNK, self.n_buckets)
+            total = self._acc_arr[start:stop] + self._v_arr[start:stop] * (
+                self.cum_scale - self._stamp_arr[start:stop])
+            total /= self.n_ticks
+            out[start:stop] = total
+        return out
 
     def __repr__(self):
         return (f"WeightTable(n_buckets={self.n_buckets}, scale={self.scale:g}, "
