@@ -152,6 +152,36 @@ def test_weight_table_basic_ops_match_dense():
     assert_close(table, ref)
 
 
+def test_weight_table_copies_span_slices():
+    """``current`` and ``averaged`` of a table longer than the slice they are
+    computed in (``_CHUNK`` buckets) match the dense reference on both sides
+    of every slice boundary."""
+    from spacy_mstparse.learners import weight_table
+
+    n = 2 * weight_table._CHUNK + 5
+    edges = [0, weight_table._CHUNK - 1, weight_table._CHUNK, 2 * weight_table._CHUNK, n - 1]
+    table = WeightTable(n)
+    w = np.zeros(len(edges))
+    total = np.zeros(len(edges))
+    idx = np.array(edges, dtype=np.uint64)
+    rng = np.random.default_rng(3)
+    for step in range(6):
+        val = rng.normal(size=len(edges))
+        table.add(idx, val, 0.5)
+        w += 0.5 * val
+        if step % 2:
+            table.scale_by(0.8)
+            w *= 0.8
+        table.tick()
+        total += w
+    current, averaged = table.current(), table.averaged()
+    np.testing.assert_allclose(current[edges], w, rtol=1e-5)
+    np.testing.assert_allclose(averaged[edges], total / 6, rtol=1e-5)
+    others = np.ones(n, dtype=bool)
+    others[edges] = False
+    assert not current[others].any() and not averaged[others].any()
+
+
 def test_weight_table_before_first_tick():
     table = WeightTable(N)
     table.add(*sparse({3: 2.0}), 1.5)

@@ -57,8 +57,9 @@ def _rebuild_weight_table(v, acc, stamp, double scale, double cum_scale,
     return table
 
 
-# Buckets per slice of the O(table) copies (current, averaged).
-_CHUNK = 1 << 18
+# Buckets per slice of the O(table) copies (current, averaged): a float64
+# buffer of 32 MB, which the allocator maps and returns to the system.
+_CHUNK = 1 << 22
 
 
 cdef class WeightTable:
@@ -383,27 +384,34 @@ cdef class WeightTable:
         if self.scale == 1.0:
             return self._v_arr.copy()
         out = np.empty(self.n_buckets, dtype=np.float32)
+        work = np.empty(min(_CHUNK, self.n_buckets), dtype=np.float64)
         for start in range(0, self.n_buckets, _CHUNK):
             stop = min(start + _CHUNK, self.n_buckets)
-            out[start:stop] = self._v_arr[start:stop].astype(np.float64) * self.scale
+            part = work[:stop - start]
+            part[...] = self._v_arr[start:stop]
+            part *= self.scale
+            out[start:stop] = part
         return out
 
     def averaged(self):
         """The averaged weights (1/n_ticks) sum_ticks w as a float32 array (O(table)).
 
         Equals ``current()`` before the first tick. Does not modify the table.
-        Computed a slice at a time: the float64 intermediates take a few MB,
-        not three times the table.
+        Computed a slice at a time in one float64 buffer: the intermediates
+        take at most 32 MB, not three times the table.
         """
         if self.n_ticks == 0:
             return self.current()
         out = np.empty(self.n_buckets, dtype=np.float32)
+        work = np.empty(min(_CHUNK, self.n_buckets), dtype=np.float64)
         for start in range(0, self.n_buckets, _CHUNK):
             stop = min(start + _CHUNK, self.n_buckets)
-            total = self._acc_arr[start:stop] + self._v_arr[start:stop] * (
-                self.cum_scale - self._stamp_arr[start:stop])
-            total /= self.n_ticks
-            out[start:stop] = total
+            part = work[:stop - start]
+            np.subtract(self.cum_scale, self._stamp_arr[start:stop], out=part)
+            np.multiply(self._v_arr[start:stop], part, out=part)
+            np.add(self._acc_arr[start:stop], part, out=part)
+            part /= self.n_ticks
+            out[start:stop] = part
         return out
 
     def __repr__(self):
