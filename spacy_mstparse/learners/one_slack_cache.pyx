@@ -424,7 +424,7 @@ cdef class TreeCache:
         return self._one
 
     def _block_buffer(self, long long need):
-        """The reusable uint64 buffer of a block's tree features (at least ``need``)."""
+        """The reusable uint64 buffer of a block's arc features (at least ``need``)."""
         if self._block is None or self._block.shape[0] < need:
             old = self._block
             self._block = numpy.zeros(max(need, 2 * (0 if old is None else old.shape[0]), 4096),
