@@ -16,6 +16,7 @@ from spacy_mstparse.features.first_order import FirstOrderFeatures
 from spacy_mstparse.features.grandparent import GrandparentFeatures
 from spacy_mstparse.features.second_order import SiblingFeatures
 from spacy_mstparse.features.sentence import Sentence
+from spacy_mstparse.features.templates import split_key
 
 PATHS = "0110\tdog\t5\n0111\tcat\t3\n\n10\tThe\t9\n0000\tdog\t1\n110\tsleeps\t4\n"
 N_BUCKETS = 2**16
@@ -194,11 +195,22 @@ def test_hand_computed_hybrid_cluster_pairs():
     h, c = 2, 4
     expected = [mix(mix(48, clusters[h]), tags[0, c]), mix(mix(49, tags[0, h]), clusters[c]),
                 mix(mix(50, clusters[h]), words[c]), mix(mix(51, words[h]), clusters[c])]
-    ids = feats.arc_features(s, h, c).tolist()
-    plain = FirstOrderFeatures(N_BUCKETS, 3, False, False, False).arc_features(s, h, c).tolist()
+    ids, keys = feats.arc_features(s, h, c, return_keys=True)
+    ids = ids.tolist()
+    plain, plain_keys = FirstOrderFeatures(N_BUCKETS, 3, False, False, False).arc_features(
+        s, h, c, return_keys=True)
+    plain = plain.tolist()
     for base in expected:
         assert int(base) % N_BUCKETS in ids and int(base) % N_BUCKETS not in plain
-    assert len(ids) == len(plain) + 2 * len(expected)  # plain + direction/distance
+    # The cluster row (the third) has no in-between or surrounding-tag
+    # templates: one word (3) between, so one in-between feature, and the
+    # four 4-grams and four trigrams; each plain and x direction/distance.
+    context = [key for key in plain_keys.tolist()
+               if split_key(key)[1] == 2 and split_key(key)[0].context]
+    assert len(context) == 2 * (1 + 8)
+    assert not set(context) & set(keys.tolist())
+    assert len(ids) == len(plain) - len(context) + 2 * len(expected)
+    assert set(ids) >= {b for b, key in zip(plain, plain_keys.tolist()) if key not in context}
     with pytest.raises(ValueError, match="cluster_row"):
         FirstOrderFeatures(N_BUCKETS, 1, False, False, True)
 

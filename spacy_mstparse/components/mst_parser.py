@@ -40,7 +40,7 @@ from .mst_parser_settings import (DEFAULT_CONFIG, MODEL_SETTINGS, SETTING_TYPES 
 
 # The saved model (``_serial_parts``). Until the first release only this format
 # loads; every change of what is saved bumps it (tests/test_mst_parser_io.py).
-FORMAT_VERSION = 10
+FORMAT_VERSION = 11
 JOINED_CHUNK_LABEL = "dep"
 NOT_IN_CFG = ("features", "scorer", "constraints")   # settings held as objects, not in cfg
 RESTRICTIONS, CLUSTERS, ARC_FILTER = "label_restrictions.npz", "clusters.npz", "arc_filter.npz"

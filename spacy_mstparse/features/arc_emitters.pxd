@@ -16,8 +16,10 @@ the FEATS values of head and child, their pairs (Nguyen et al. 2007) and each
 with the other end's first tag are added. With two tag columns (UPOS, XPOS)
 every template that reads a tag is emitted for each. With ``cluster_row`` the
 last tag row holds Brown-cluster path prefixes (Koo et al. 2008): a tag column
-like any other, plus four hybrid pairs joining the cluster of one end with
-the tag or word of the other. Every feature is emitted alone and conjoined
+for the unigram and bigram templates (as in Koo et al., not for the in-between
+and surrounding ones: they cost parse time and gave nothing on dev), plus four
+hybrid pairs joining the cluster of one end with the tag or word of the other.
+Every feature is emitted alone and conjoined
 with the direction and binned distance (1-5, 6-10, >10), as in MSTParser; with
 ``direction_backoff`` also with the direction alone (BENCHMARKS.md).
 
@@ -240,6 +242,8 @@ cdef inline int pair_bases(const ArcFeatureSpec* f, Sentence s, int h, int c,
             k = put(out, keys, k, tid + T_XXP, mix(mix(H[HP_XXP], cX), cP))
             k = put(out, keys, k, tid + T_XPP, mix(H[HP_XPP], cP))
             k = put(out, keys, k, tid + T_XPX, mix(H[HP_XPX], cX))
+        if f.cluster_row and t == s.n_tagsets - 1:
+            continue   # the cluster row: bigram templates only (Koo et al. 2008)
         # Table 1c: in-between POS
         if n_between[t]:
             inner = mix(tid + T_BETWEEN, hPcP)
@@ -299,6 +303,7 @@ cdef inline int arcs_features(const ArcFeatureSpec* f, Sentence s, const int32_t
             continue
         for t in range(s.n_tagsets):
             n_between[t] = 0
+        for t in range(s.n_tagsets - f.cluster_row):
             for p in range(min(h, c) + 1, max(h, c)):
                 add_between(between + t * N, &n_between[t], N, s.tag_row(t)[p])
         dd = dd_code(h, c)

@@ -29,7 +29,9 @@ def group_ids(int n_tagsets, bint use_morph, bint cluster_row=False):
         if not enabled[template.option]:
             continue
         if template.per_tag_column:
-            ids.extend(t * TAG_COLUMN_STRIDE + template.id for t in range(n_tagsets))
+            # the cluster row (last) has no context templates
+            columns = n_tagsets - (cluster_row and template.context)
+            ids.extend(t * TAG_COLUMN_STRIDE + template.id for t in range(columns))
         else:
             ids.append(template.id)
     return sorted(ids)

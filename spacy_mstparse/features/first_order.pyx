@@ -222,7 +222,7 @@ cdef class FirstOrderFeatures:
                     c = h + step
                     while 1 <= c < N:
                         if c != h + step:
-                            for t in range(s.n_tagsets):
+                            for t in range(s.n_tagsets - f.cluster_row):
                                 add_between(between + t * N, &n_between[t], N,
                                             s.tag_row(t)[c - step])
                         if ((kept is not NULL and not kept[h * N + c]) or (limits is not NULL

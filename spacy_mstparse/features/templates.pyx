@@ -22,7 +22,9 @@ Attributes, of the head h or the child c of the arc:
   than five characters);
 * ``hX`` / ``cX``: the prefix of a long word, the word itself otherwise
   (only emitted when h or c is long);
-* ``hC`` / ``cC``: the Brown-cluster prefix (the last tag row);
+* ``hC`` / ``cC``: the Brown-cluster prefix (the last tag row, which also
+  gets every per-column template that reads no neighbouring or in-between
+  tag: Koo et al.'s cluster features are bigrams);
 * ``b``: a distinct tag strictly between h and c, one feature per tag, in
   the order of first occurrence from h towards c;
 * ``hm`` / ``cm``: one morphological feature (FEATS value), one feature per
@@ -49,6 +51,12 @@ class FeatureTemplate(NamedTuple):
         if "hC" in self.reads or "cC" in self.reads:
             return "clusters"
         return ""
+
+    @property
+    def context(self) -> bool:
+        """Whether the template reads the tags around or between h and c
+        (Table 1c): those are not emitted for the cluster row."""
+        return any(a in ("b", "hp-1", "hp+1", "cp-1", "cp+1") for a in self.reads)
 
 
 FIRST_ORDER_TEMPLATES = {t.id: t for t in (FeatureTemplate(*row) for row in (
