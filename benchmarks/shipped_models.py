@@ -7,8 +7,8 @@ the whole EWT train treebank (dev for spaCy's evaluation during training).
 Helper of ``benchmarks/bench_shipped_speed.py``. The cache lives outside the
 repository (``~/.cache/spacy-mstparse-bench`` unless ``--cache`` says
 otherwise); each model sits in ``<name>-<key>``, where the key is a hash of
-the config (its settings, not its comments), the training overrides and the
-treebank files (size, mtime),
+the config (its settings, not its comments), the training overrides, the
+treebank files (size, mtime) and, for ours, the model format version,
 so an edited config trains anew and an unchanged one is loaded (the
 prediction-only settings, ``PREDICTION_ONLY``, are left out of the key).
 ``model-last`` is the model used (as ``bench_peers``). ``--max-epochs``
@@ -79,13 +79,18 @@ def model_dir(name: str, cache: Path, train: Path, dev: Path, spacy_epochs: int 
 
     from spacy.util import load_config_from_str
 
+    from spacy_mstparse.components.mst_parser import FORMAT_VERSION
+
     text = config_text(name, spacy_epochs)
     trained = load_config_from_str(text, interpolate=False)
     for block in trained.get("components", {}).values():
         for key in PREDICTION_ONLY:
             block.pop(key, None)
-    key_src = json.dumps({"config": trained.to_str(), "train": _stat(train), "dev": _stat(dev),
-                          "spacy": spacy.__version__, "max_epochs": max_epochs}, sort_keys=True)
+    key = {"config": trained.to_str(), "train": _stat(train), "dev": _stat(dev),
+           "spacy": spacy.__version__, "max_epochs": max_epochs}
+    if name != "spacy":
+        key["format"] = FORMAT_VERSION   # a new model format needs new models of ours
+    key_src = json.dumps(key, sort_keys=True)
     key = hashlib.sha256(key_src.encode("utf-8")).hexdigest()[:16]
     return cache / f"{name}-{key}", text
 
