@@ -16,12 +16,12 @@ the FEATS values of head and child, their pairs (Nguyen et al. 2007) and each
 with the other end's first tag are added. With two tag columns (UPOS, XPOS)
 every template that reads a tag is emitted for each. With ``cluster_row`` the
 last tag row holds Brown-cluster path prefixes (Koo et al. 2008): a tag column
-for the unigram and bigram templates (as in Koo et al., not for the in-between
-and surrounding ones: they cost parse time and gave nothing on dev), plus four
+for the unigram and bigram templates (as in Koo et al.; not for the in-between
+and surrounding ones, which cost parse time and did not help on dev), plus four
 hybrid pairs joining the cluster of one end with the tag or word of the other.
-Every feature is emitted alone and conjoined
-with the direction and binned distance (1-5, 6-10, >10), as in MSTParser; with
-``direction_backoff`` also with the direction alone (BENCHMARKS.md).
+Every feature is emitted alone and conjoined with the direction and binned
+distance (1-5, 6-10, >10), as in MSTParser; with ``direction_backoff`` also
+with the direction alone (BENCHMARKS.md).
 
 A feature is a 64-bit hash of its template id and attribute ids, reduced to a
 bucket (``mask``); every hash goes out with its template key (``templates.pyx``
