@@ -2,7 +2,8 @@
 
 For every ``*-ud-train.conllu`` in ``--data-dir`` (default ``../shared/data/ud``
 relative to the repository root; the language code is the file name's
-prefix: ``hu_szeged`` -> ``hu``) with a dev file, the script converts train
+prefix: ``hu_szeged`` -> ``hu``, and ``xx``, spaCy's multi-language class,
+where spaCy has no usable class for that code), the script converts train
 and dev with ``python -m spacy_mstparse convert`` (one sentence per Doc for
 the gold-tag systems, as the project's gold-tag workflows; 10 for the
 raw-text pipeline, whose senter learns sentence ends inside Docs), and for
@@ -27,7 +28,11 @@ steps than that) and ``python -m spacy_mstparse parse``
 (``--gold-tags`` for the gold-tag systems) and scores the parse with the
 CoNLL 2018 scorer ``eval.py`` (``benchmarks/ud_eval.py``: every word,
 punctuation included). A treebank without a test file (EWT here) is scored
-on dev only and gets no difference to UDPipe's test figures. Also recorded:
+on dev only and gets no difference to UDPipe's test figures; one without a
+dev file is scored on test only, and ``spacy train``'s curve (which needs a
+dev corpus) scores the training file instead (``curve_split``). A treebank
+that fails (conversion, a system) is recorded with its error and the run
+goes on. Also recorded:
 spaCy's last dev score of the training log (the project's scorer:
 punctuation left out), training time (s, and s per 1,000 training words),
 the parse's words per second (the whole ``parse`` command, loading
@@ -55,6 +60,7 @@ from typing import Any, Dict, List, Optional
 from benchmarks import common
 from benchmarks.conllu_text import raw_text_lines, treebank_stats
 from benchmarks.ud_eval import DEFAULT_EVAL, run_eval
+from spacy_mstparse.language_codes import spacy_language
 
 CONFIGS = common.REPO_ROOT / "configs"
 PUBLISHED = common.BENCH_DIR / "udpipe_published.json"
@@ -100,13 +106,16 @@ MODE_NAMES = {"gold_tok_morph": "gold tok + morph", "gold_tok": "gold tok", "raw
 
 def find_treebanks(data_dir: Path) -> List[Dict[str, Any]]:
     """Every ``NAME-ud-train.conllu`` of ``data_dir`` with its dev and test
-    files (None when absent) and language code (NAME's prefix)."""
+    files (None when absent), language code (NAME's prefix) and the spaCy
+    language it trains with (``language_codes.spacy_language``)."""
     found = []
     for train in sorted(Path(data_dir).glob("*-ud-train.conllu")):
         name = train.name[: -len("-ud-train.conllu")]
         dev = train.with_name(f"{name}-ud-dev.conllu")
         test = train.with_name(f"{name}-ud-test.conllu")
-        found.append({"name": name, "lang": name.split("_")[0], "train": train,
+        lang = name.split("_")[0]
+        found.append({"name": name, "lang": lang, "spacy_lang": spacy_language(lang)[0],
+                      "train": train,
                       "dev": dev if dev.is_file() else None,
                       "test": test if test.is_file() else None})
     return found
@@ -155,6 +164,11 @@ def table_rows(results: Dict[str, Any], published: Dict[str, Any]) -> List[Dict[
     per 1,000 words and the parse's words per second."""
     rows = []
     for name, treebank in results["treebanks"].items():
+        if treebank.get("error"):     # the treebank failed before any system ran
+            rows.append({"treebank": name, "system": "-", "mode": "-", "split": None,
+                         "uas": None, "las": None, "udpipe": (None, None),
+                         "difference": (None, None), "train_seconds_per_1k_words": None,
+                         "parse_words_per_second": None, "error": treebank["error"]})
         for system, run in treebank.get("systems", {}).items():
             mode = SYSTEMS[system]["mode"] if system in SYSTEMS else run.get("mode")
             split = "test" if run.get("test") else "dev"
@@ -264,9 +278,10 @@ def train(system: str, treebank: Dict[str, Any], corpus: Dict[str, Path], model_
     config_path = CONFIGS / SYSTEMS[system]["config"]
     extra = train_overrides(epochs, SYSTEMS[system].get("ablation"))
     train_corpus = corpus["train-gold" if SYSTEMS[system]["gold_tags"] else "train"]
+    curve_corpus = corpus.get("dev") or train_corpus
     cmd = [sys.executable, "-m", "spacy", "train", common.rel(config_path),
            "--output", common.rel(model_dir), "--paths.train", common.rel(train_corpus),
-           "--paths.dev", common.rel(corpus["dev"]), "--nlp.lang", treebank["lang"], *extra]
+           "--paths.dev", common.rel(curve_corpus), "--nlp.lang", treebank["spacy_lang"], *extra]
     record = model_dir / "train.json"
     if (model_dir / "model-last" / "meta.json").exists() and record.exists():
         recorded = json.loads(record.read_text())
@@ -281,7 +296,8 @@ def train(system: str, treebank: Dict[str, Any], corpus: Dict[str, Path], model_
     info = {"command": run["command"], "overrides": extra, "wall_seconds": run["wall_seconds"],
             "seconds_per_1k_words": run["wall_seconds"] / train_words * 1000,
             "peak_rss_mb": run["peak_rss_mb"], "loadavg_before": run["loadavg_before"],
-            "dev_spacy_scorer": last_dev_scores(common.training_curve(log_path))}
+            "dev_spacy_scorer": last_dev_scores(common.training_curve(log_path)),
+            "curve_split": "dev" if corpus.get("dev") else "train"}
     record.write_text(json.dumps(info, indent=2))
     return dict(info, reused=False)
 
@@ -314,7 +330,8 @@ def run_treebank(treebank: Dict[str, Any], systems: List[str], work: Path,
     name = treebank["name"]
     stats = {split: treebank_stats(treebank[split]) for split in ("train", "dev", "test")
              if treebank[split] is not None}
-    out: Dict[str, Any] = {"lang": treebank["lang"], "stats": stats,
+    out: Dict[str, Any] = {"lang": treebank["lang"], "spacy_lang": treebank["spacy_lang"],
+                           "stats": stats,
                            "files": {s: common.rel(treebank[s]) for s in ("train", "dev", "test")
                                      if treebank[s] is not None},
                            "systems": {}}
@@ -323,8 +340,15 @@ def run_treebank(treebank: Dict[str, Any], systems: List[str], work: Path,
     corpus = {}
     for split, source, n_sents in (("train", "train", N_SENTS), ("dev", "dev", N_SENTS),
                                    ("train-gold", "train", GOLD_N_SENTS)):
+        if treebank[source] is None:
+            continue
         corpus[split] = corpus_dir / f"{name}-{split}.spacy"
-        convert(treebank[source], corpus[split], treebank["lang"], n_sents)
+        try:
+            convert(treebank[source], corpus[split], treebank["spacy_lang"], n_sents)
+        except RuntimeError as err:
+            out["error"] = str(err)
+            common.log(f"{name}: {err}")
+            return out
     tag = f"e{epochs}" if epochs is not None else "cfg"
     for system in systems:
         trained_as = SYSTEMS[system].get("model_of", system)
@@ -372,9 +396,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     if not args.eval_py.is_file():
         p.error(f"eval.py not found: {args.eval_py.resolve()} (pass --eval-py PATH)")
-    treebanks = [tb for tb in find_treebanks(args.data_dir) if tb["dev"] is not None]
+    treebanks = find_treebanks(args.data_dir)
     if not treebanks:
-        p.error(f"no NAME-ud-train.conllu with a dev file in {args.data_dir.resolve()}")
+        p.error(f"no NAME-ud-train.conllu in {args.data_dir.resolve()}")
     systems = common.choose_names(p, args.systems, SYSTEMS, "system")
     if args.treebanks:
         chosen = common.choose_names(p, args.treebanks, [tb["name"] for tb in treebanks],
@@ -407,7 +431,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         "treebanks": {},
     }
     for treebank in treebanks:
-        common.log(f"treebank {treebank['name']} ({treebank['lang']})")
+        common.log(f"treebank {treebank['name']} ({treebank['lang']}, spaCy language "
+                   f"{treebank['spacy_lang']})")
         results["treebanks"][treebank["name"]] = run_treebank(
             treebank, systems, args.work_dir, epochs, args.eval_py)
         common.save_results(results, args.output)

@@ -82,6 +82,17 @@ def fail(message: str) -> None:
     raise typer.Exit(code=1)
 
 
+def usable_language(code: str) -> str:
+    """``code``, or ``xx`` with a note on stderr when spaCy cannot start it
+    (``language_codes.spacy_language``)."""
+    from .language_codes import spacy_language
+
+    lang, note = spacy_language(code)
+    if note:
+        typer.echo(f"Note: {note}", err=True)
+    return lang
+
+
 @contextmanager
 def warnings_to_stderr() -> Iterator[None]:
     """Show warnings as one "Warning: ..." line on stderr each."""
@@ -128,16 +139,16 @@ def convert_command(
     output_path: Path = typer.Argument(..., dir_okay=False, help="Output .spacy file"),
     format: ConllFormat = typer.Option(ConllFormat.conllu, "--format", "-f", help="Input format"),
     n_sents: int = typer.Option(1, "--n-sents", "-n", min=1, help="Sentences per Doc"),
-    lang: str = typer.Option("xx", "--lang", "-l", help="Language code of the vocab (spacy.blank)"),
+    lang: str = typer.Option("xx", "--lang", "-l",
+                             help="Language code of the vocab (spacy.blank; xx where spaCy has none)"),
 ) -> None:
     """Convert a CoNLL-U / CoNLL-X treebank to a spaCy DocBin (.spacy)."""
     from .corpus.convert import convert
 
+    lang = usable_language(lang)
     try:
         with user_errors(format.value):
             convert(input_path, output_path, format=format.value, n_sents=n_sents, vocab_lang=lang)
-    except ImportError as err:  # spacy.blank with an unknown language code
-        fail(f"Unknown language '{lang}': {err}")
     except OSError as err:
         fail(f"Could not read or write a file: {err}")
 
@@ -318,7 +329,8 @@ def clusters_command(
         help="Raw text files: one sentence or document per line"),
     output_path: Path = typer.Option(..., "--output", "-o", dir_okay=False,
                                      help="Output paths file (bits<TAB>word<TAB>count)"),
-    lang: str = typer.Option("xx", "--lang", "-l", help="Language of the tokenizer for raw text (spacy.blank)"),
+    lang: str = typer.Option("xx", "--lang", "-l",
+                             help="Language of the tokenizer for raw text (spacy.blank; xx where spaCy has none)"),
     treebanks: Optional[List[Path]] = typer.Option(
         None, "--treebank", "-t", exists=True, dir_okay=False, readable=True,
         help="A CoNLL-U or .spacy treebank whose words to add (repeatable)"),
@@ -335,6 +347,7 @@ def clusters_command(
     from .clustering import ClustersInputError, induce_clusters
     from .wordclasses import EmptyCorpusError
 
+    lang = usable_language(lang)
     try:
         with user_errors("CoNLL-U", io_problem="Could not read or write a file"):
             induce_clusters(raw_paths or [], output_path, lang=lang, treebank_paths=treebanks or [],

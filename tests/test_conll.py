@@ -312,6 +312,17 @@ def test_cli_convert_sample(tmp_path, nlp):
     assert docs_to_conllu(docs) == (SAMPLE / "dev.conllu").read_text(encoding="utf-8")
 
 
+def test_cli_convert_language_spacy_lacks(tmp_path, nlp):
+    # the DocBin holds the file's words whatever the vocab's language: a code
+    # spaCy has no class for (UD's Wolof) converts with "xx", and says so
+    out = tmp_path / "wo.spacy"
+    result = run_cli("convert", SAMPLE / "dev.conllu", out, "--n-sents", "10", "--lang", "wo")
+    assert result.returncode == 0, result.stderr
+    assert "spaCy has no usable language 'wo'" in result.stderr and "using 'xx'" in result.stderr
+    docs = list(DocBin().from_disk(out).get_docs(nlp.vocab))
+    assert docs_to_conllu(docs) == (SAMPLE / "dev.conllu").read_text(encoding="utf-8")
+
+
 def test_convert_function(tmp_path, nlp):
     path = write(tmp_path, "a.conllu", GOOD + GOOD[2:])
     stats = convert(path, tmp_path / "a.spacy", format="conllu", n_sents=1)

@@ -76,12 +76,18 @@ def test_raw_text_keeps_documents(tmp_path):
 
 def test_find_treebanks_by_glob(tmp_path):
     for name in ("hu_szeged-ud-train", "hu_szeged-ud-dev", "hu_szeged-ud-test",
-                 "en_ewt-ud-train", "en_ewt-ud-dev", "da_ddt-ud-dev"):
+                 "en_ewt-ud-train", "en_ewt-ud-dev", "da_ddt-ud-dev",
+                 "kk_ktb-ud-train", "kk_ktb-ud-test"):
         (tmp_path / f"{name}.conllu").write_text("")
     found = {tb["name"]: tb for tb in bl.find_treebanks(tmp_path)}
-    assert set(found) == {"en_ewt", "hu_szeged"}
+    # every treebank with a train file, with a dev file or not
+    assert set(found) == {"en_ewt", "hu_szeged", "kk_ktb"}
     assert found["hu_szeged"]["lang"] == "hu" and found["hu_szeged"]["test"] is not None
     assert found["en_ewt"]["test"] is None
+    assert found["kk_ktb"]["dev"] is None and found["kk_ktb"]["test"] is not None
+    # spaCy has Hungarian, not Kazakh: that one trains as "xx"
+    assert found["hu_szeged"]["spacy_lang"] == "hu"
+    assert (found["kk_ktb"]["lang"], found["kk_ktb"]["spacy_lang"]) == ("kk", "xx")
 
 
 def test_the_configs_run_as_shipped_but_for_the_epochs_and_ablations():
@@ -111,7 +117,8 @@ def test_table_compares_test_scores_with_udpipe_in_the_same_mode():
                            "dev": {"uas": 1.0, "las": 1.0}},
             "mst-tagged-raw": {"error": "parse failed: x"}}},
         "en_ewt": {"stats": {}, "systems": {
-            "mst-o1": {"train": {"seconds_per_1k_words": 1.0}, "dev": {"uas": 90.0, "las": 88.0}}}}}}
+            "mst-o1": {"train": {"seconds_per_1k_words": 1.0}, "dev": {"uas": 90.0, "las": 88.0}}}},
+        "zz_bad": {"error": "convert failed: line 1", "stats": {}, "systems": {}}}}
     rows = {(r["treebank"], r["system"]): r for r in bl.table_rows(results, published)}
     tagged = rows[("hu_szeged", "mst-tagged")]
     assert tagged["split"] == "test" and tagged["mode"] == "gold tok"
@@ -124,6 +131,8 @@ def test_table_compares_test_scores_with_udpipe_in_the_same_mode():
             "| +1.70 / -1.60 | 3.2 | 1,234 |") in table
     assert "| en_ewt | mst-o1 | gold tok + morph | dev | 90.00 / 88.00 | 88.10 / 86.20 | - |" in table
     assert "failed: parse failed: x" in table
+    # a treebank that failed before any system ran keeps a row with its error
+    assert "| zz_bad | - | - | - | failed: convert failed: line 1 |" in table
     assert "the UDPipe 1 docs" in table and "hu_szeged 0.00%" in table
 
 
