@@ -39,7 +39,8 @@ the parse's words per second (the whole ``parse`` command, loading
 included), and each treebank's share of words inside multiword tokens.
 
 UDPipe 1.2's figures (``benchmarks/udpipe_published.json``, with the
-source) are for the same test sets and modes: gold tokenization + gold
+source: all 94 treebanks of its UD 2.5 models, keyed by file-name prefix)
+are for the same test sets and modes: gold tokenization + gold
 morphology (the gold-tag systems), gold tokenization (``mst-tagged``), raw
 text (``mst-tagged-raw``).
 
@@ -105,11 +106,12 @@ MODE_NAMES = {"gold_tok_morph": "gold tok + morph", "gold_tok": "gold tok", "raw
 
 
 def find_treebanks(data_dir: Path) -> List[Dict[str, Any]]:
-    """Every ``NAME-ud-train.conllu`` of ``data_dir`` with its dev and test
+    """Every ``NAME-ud-train.conllu`` in ``data_dir`` (or a folder in it) with its dev and test
     files (None when absent), language code (NAME's prefix) and the spaCy
     language it trains with (``language_codes.spacy_language``)."""
     found = []
-    for train in sorted(Path(data_dir).glob("*-ud-train.conllu")):
+    # the files side by side, or in a UD release's folders (UD_Wolof-WTB/wo_wtb-ud-train.conllu)
+    for train in sorted(Path(data_dir).rglob("*-ud-train.conllu"), key=lambda p: p.name):
         name = train.name[: -len("-ud-train.conllu")]
         dev = train.with_name(f"{name}-ud-dev.conllu")
         test = train.with_name(f"{name}-ud-test.conllu")
@@ -311,7 +313,11 @@ def parse_and_score(system: str, model: Path, gold: Path, out: Path, eval_py: Pa
     extra: List[str] = ["--gold-tags"] if settings["gold_tags"] else []
     if settings["mode"] == "raw_text":
         source = out.with_suffix(".txt")
-        source.write_text("\n".join(raw_text_lines(gold)) + "\n", encoding="utf-8")
+        try:
+            lines = raw_text_lines(gold)
+        except ValueError as err:     # e.g. a treebank whose words are withheld: no text
+            raise RuntimeError(f"no raw text: {err}") from None
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
         extra = ["--format", "text"]
     cmd = [sys.executable, "-m", "spacy_mstparse", "parse", common.rel(model), common.rel(source),
            common.rel(out), *extra]

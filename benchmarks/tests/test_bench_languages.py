@@ -79,9 +79,14 @@ def test_find_treebanks_by_glob(tmp_path):
                  "en_ewt-ud-train", "en_ewt-ud-dev", "da_ddt-ud-dev",
                  "kk_ktb-ud-train", "kk_ktb-ud-test"):
         (tmp_path / f"{name}.conllu").write_text("")
+    release = tmp_path / "UD_Wolof-WTB"     # a UD release's layout: a folder per treebank
+    release.mkdir()
+    for split in ("train", "dev", "test"):
+        (release / f"wo_wtb-ud-{split}.conllu").write_text("")
     found = {tb["name"]: tb for tb in bl.find_treebanks(tmp_path)}
     # every treebank with a train file, with a dev file or not
-    assert set(found) == {"en_ewt", "hu_szeged", "kk_ktb"}
+    assert set(found) == {"en_ewt", "hu_szeged", "kk_ktb", "wo_wtb"}
+    assert found["wo_wtb"]["dev"] == release / "wo_wtb-ud-dev.conllu"
     assert found["hu_szeged"]["lang"] == "hu" and found["hu_szeged"]["test"] is not None
     assert found["en_ewt"]["test"] is None
     assert found["kk_ktb"]["dev"] is None and found["kk_ktb"]["test"] is not None
@@ -156,3 +161,10 @@ def test_published_figures_name_their_source_and_modes():
     assert data["treebanks"]["tr_imst"]["gold_tok"] == {"uas": 64.5, "las": 57.1}
     for figures in data["treebanks"].values():
         assert set(figures) - {"name"} == {"gold_tok_morph", "gold_tok", "raw_text"}
+    # every treebank of UDPipe's table, keyed by its UD file-name prefix
+    assert len(data["treebanks"]) == 94
+    for key, figures in data["treebanks"].items():
+        assert key.split("_", 1)[1] == figures["name"].rsplit("-", 1)[1].lower(), key
+        assert all(0 < figures[m]["las"] <= figures[m]["uas"] < 100 for m in data["modes"]), key
+    assert data["treebanks"]["wo_wtb"]["name"] == "Wolof-WTB"
+    assert data["treebanks"]["no_nynorsklia"]["gold_tok_morph"] == {"uas": 81.1, "las": 76.8}
