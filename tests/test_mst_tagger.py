@@ -110,3 +110,31 @@ def test_errors_before_training_and_without_tags():
         nlp.initialize(lambda: untagged)
     with pytest.raises(Exception, match="power of two"):
         spacy.blank("en").add_pipe("mst_tagger", config={"n_buckets": 1000})
+
+
+def test_treebank_without_feats_or_xpos(sample_train, sample_dev, tmp_path):
+    # a treebank with UPOS only (no FEATS, no XPOS: as in several UD languages)
+    # trains a UPOS-only tagger that tags, saves and loads
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("mst_tagger", config={"epochs": 3, "folds": 2, "n_buckets": 1 << 16})
+
+    def upos_only(examples):
+        out = []
+        for eg in examples:
+            ref = Doc(nlp.vocab, words=[t.text for t in eg.reference],
+                      pos=[t.pos_ for t in eg.reference])
+            out.append(Example(Doc(nlp.vocab, words=[t.text for t in ref]), ref))
+        return out
+
+    train = upos_only(examples_of(sample_train, nlp, 150))
+    nlp.initialize(lambda: train)
+    tagger = nlp.get_pipe("mst_tagger")
+    assert tagger.report["predicts"] == ["UPOS"]
+    dev = upos_only(examples_of(sample_dev, nlp, 50))
+    docs = list(nlp.pipe(eg.predicted for eg in dev))
+    upos = accuracy((t.pos_, g.pos_) for d, eg in zip(docs, dev) for t, g in zip(d, eg.reference))
+    assert upos > 0.75 and all(str(t.morph) == "" for d in docs for t in d)
+    nlp.to_disk(tmp_path / "nlp")
+    again = spacy.load(tmp_path / "nlp")
+    assert [t.pos_ for t in again(Doc(again.vocab, words=[t.text for t in dev[0].reference]))] \
+        == [t.pos_ for t in docs[0]]

@@ -52,7 +52,8 @@ class TagInventory:
         out = {}
         for name, lists in (("xpos", self.xpos_by_upos), ("feats", self.feats_by_upos),
                             ("pairs", feats_pairs)):
-            lists = lists or [[] for _ in self.upos]
+            if name != "pairs":        # a row per UPOS even when the column is not predicted
+                lists = lists or [[] for _ in self.upos]
             out[name + "_ptr"] = numpy.cumsum([0] + [len(x) for x in lists]).astype(numpy.int32)
             out[name + "_ids"] = numpy.asarray([i for x in lists for i in x], dtype=numpy.int32)
         return out
