@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional
 
 from benchmarks import common
 from benchmarks.bench_languages import find_treebanks
+from spacy_mstparse.wordclasses import DEPTH, MIN_COUNT, PASSES
 
 
 def read_words(path: Path) -> List[List[str]]:
@@ -82,9 +83,11 @@ def markdown_table(results: Dict[str, Any]) -> str:
                      f"| {row['classed_words']:,} | {row['seconds']:.2f} "
                      f"| {common.num(row['tokens_per_second'], ',.0f')} |")
     command = results.get("command_run") or {}
-    lines += ["", f"Divisive exchange clustering, depth 8 (256 classes), min_count 2, at most 10 "
-                  f"passes per level; median of {results['settings']['runs']} runs in process, "
-                  f"one core."]
+    settings = results["settings"]
+    lines += ["", f"Divisive exchange clustering, depth {settings['depth']} "
+                  f"({2 ** settings['depth']} classes), min_count {settings['min_count']}, at most "
+                  f"{settings['passes']} passes per level; median of {settings['runs']} runs in "
+                  f"process, one core."]
     if command.get("wall_seconds") is not None:
         lines.append(f"The `clusters` command on every training file together: "
                      f"{command['wall_seconds']:.1f} s wall (loading and reading included), "
@@ -113,7 +116,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     results: Dict[str, Any] = {
         "command": common.invocation("bench_wordclasses", argv),
         "code": common.working_tree_code(), "machine": common.machine_info(),
-        "settings": {"runs": args.runs, "depth": 8, "min_count": 2, "passes": 10},
+        "settings": {"runs": args.runs, "depth": DEPTH, "min_count": MIN_COUNT, "passes": PASSES},
         "corpora": {},
     }
     everything: List[List[str]] = []

@@ -8,11 +8,13 @@ def test_induction_record_counts_the_corpus():
     assert (row["sentences"], row["tokens"], row["types"]) == (15, 45, 6)
     assert row["classed_words"] == 6 and 1 <= row["classes_used"] <= 6 and row["depth"] == 8
     assert len(row["seconds_runs"]) == 2 and row["seconds"] >= 0
-    results = {"settings": {"runs": 2}, "corpora": {"toy": row},
+    results = {"settings": {"runs": 2, "depth": 8, "min_count": 2, "passes": 10},
+               "corpora": {"toy": row},
                "command_run": {"wall_seconds": 1.25, "peak_rss_mb": 100.0}}
     table = bw.markdown_table(results)
     assert "| toy | 15 | 45 | 6 | 6 |" in table
     assert "median of 2 runs" in table and "1.2 s wall" in table
+    assert "depth 8 (256 classes), min_count 2, at most 10 passes" in table
 
 
 def test_reads_a_treebank_s_words(tmp_path):

@@ -44,16 +44,17 @@ class TreebankLemmatizer(EditTreeLemmatizer):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
                    nlp: Optional[Language] = None, labels: Optional[Dict] = None):
         self.cfg["off"] = False
-        if labels is None:
-            self._labels_from_data(get_examples)
-            if not self.labels:
-                msg.warn(f"[{self.name}] no lemma in the training words seen at least "
-                         f"min_tree_freq = {self.min_tree_freq} times: the lemmatizer stays off "
-                         f"(sets no lemmas)")
-                self.cfg["off"] = True
-                # one edit tree (the identity), so that the model has an output to initialize
-                self._pair2label("_", "_", add_label=True)
         super().initialize(get_examples, nlp=nlp, labels=labels)
+
+    def _labels_from_data(self, get_examples: Callable[[], Iterable[Example]]) -> None:
+        super()._labels_from_data(get_examples)
+        if not self.labels:
+            msg.warn(f"[{self.name}] no lemma in the training words seen at least "
+                     f"min_tree_freq = {self.min_tree_freq} times: the lemmatizer stays off "
+                     f"(sets no lemmas)")
+            self.cfg["off"] = True
+            # one edit tree (the identity), so that the model has an output to initialize
+            self._pair2label("_", "_", add_label=True)
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
