@@ -82,15 +82,17 @@ def test_k_best_mira_uses_k_trees(data, monkeypatch):
     nlp, parser, examples = new_parser(
         {"learner": {"@mst_learners": "spacy_mstparse.MIRA.v1", "k": 5}}, train_eg
     )
+    from spacy_mstparse.graph import training as graph_training
+
     seen = []
-    original = parser.graph.decode
+    original = graph_training.decode_for_training
 
-    def spy(factors, k=1):
-        trees = original(factors, k)
-        seen.append((k, len(trees)))
-        return trees
+    def spy(sentences, golds, model, weights, scale, k, *args):
+        results = original(sentences, golds, model, weights, scale, k, *args)
+        seen.extend((k, len(trees)) for trees, _, _ in results)
+        return results
 
-    monkeypatch.setattr(parser.graph, "decode", spy)
+    monkeypatch.setattr(graph_training, "decode_for_training", spy)
     history = train(parser, examples, 3)
     assert history[0] > history[2]
     assert seen and all(k == 5 for k, _ in seen)

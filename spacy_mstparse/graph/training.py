@@ -28,7 +28,11 @@ Eisner, as a fully annotated non-projective gold tree is used as it is;
 known arcs that no tree holds (two roots) make no update and are counted in
 ``unusable``. With every head known, training is exactly as before.
 
-Parallel training (``n_threads`` > 1): the sentences of a block of
+Fully annotated sentences are scored, decoded and turned into constraints
+in C (``training_batch.decode_for_training``; at first order the update
+vector is built from the arcs where the trees differ, not from the whole
+trees), with one thread as with many. Parallel training (``n_threads`` > 1):
+the sentences of a block of
 ``parallel_batch`` sentences (rounded down to whole learner mini-batches,
 at least one) are scored, loss-augmented, k-best decoded and turned into
 constraints in C over ``n_threads`` threads with the weights of the block
@@ -139,9 +143,7 @@ class GraphTrainer:
             self.train_labeler([item for item in batch
                                 if item[2] is not None and (item[1][1:] >= 0).all()])
             return 0.0
-        if self.n_threads > 1:
-            return self.train_block(batch)
-        return self.train_batch(batch)
+        return self.train_block(batch)
 
     def batch_constraints(self, items: Sequence[tuple], k: int = 1, notes: bool = False):
         """``(constraints, target)`` of every ``(Sentence, heads)`` of
@@ -182,15 +184,11 @@ class GraphTrainer:
                 out[i] = (constraints, target, noted)
         return out if notes else [(c, t) for c, t, _ in out]
 
-    def train_batch(self, batch: Sequence[tuple]) -> float:
-        """One learner step on sentences decoded with the same weights."""
-        k = self.learner.k_best
-        return self._step(batch, [(*self._constraints(s, h, k), ()) for s, h, _ in batch])
-
     def train_block(self, block: Sequence[tuple]) -> float:
-        """Parallel training step: decode every sentence of ``block`` with
-        the current weights over ``n_threads`` threads, then one learner
-        step per mini-batch of the block, in input order."""
+        """Decode every sentence of ``block`` with the current weights (in C,
+        over ``n_threads`` threads), then one learner step per mini-batch of
+        the block, in input order. With one thread a block is one mini-batch
+        and this is the plain online loop."""
         decoded = self.batch_constraints([(s, h) for s, h, _ in block], self.learner.k_best,
                                          notes=True)
         size = self.learner.batch_size
