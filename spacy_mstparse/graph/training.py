@@ -162,7 +162,7 @@ class GraphTrainer:
                 self.n_threads)
             for i, (trees, n_wrong, diffs) in zip(parallel, results):
                 sentence, heads = items[i]
-                constraints, tree_notes = [], []
+                constraints, tree_notes, gold_ids = [], [], None
                 for t, tree in enumerate(trees):
                     if not n_wrong[t]:
                         constraints.append((*_NO_UPDATE, 0))
@@ -171,8 +171,10 @@ class GraphTrainer:
                         tree_notes.append(heads)
                     tree_notes.append(tree)
                     if diffs is None:  # from order 2: the features in this thread
-                        diff = sparse_difference(model.tree_features(sentence, heads),
-                                                 model.tree_features(sentence, tree))
+                        if gold_ids is None:  # once for the sentence's k trees
+                            gold_ids = numpy.sort(model.tree_features(sentence, heads),
+                                                  axis=None).astype("uint64", copy=False)
+                        diff = sparse_difference(gold_ids, model.tree_features(sentence, tree))
                     else:
                         diff = diffs[t]
                     constraints.append((*diff, n_wrong[t]))
