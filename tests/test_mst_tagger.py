@@ -138,3 +138,76 @@ def test_treebank_without_feats_or_xpos(sample_train, sample_dev, tmp_path):
     again = spacy.load(tmp_path / "nlp")
     assert [t.pos_ for t in again(Doc(again.vocab, words=[t.text for t in dev[0].reference]))] \
         == [t.pos_ for t in docs[0]]
+
+
+# A toy inflected language for the FEATS guesser: a noun is a stem and a case
+# ending (-a Nom, -u Acc, -em Ins); its gender belongs to the stem and is
+# written nowhere in its form. The stems share their first three letters and
+# their last two with stems of the other gender, so neither a prefix nor an
+# ending of the form tells the gender: only the training forms of the same
+# stem do (the guesser's stem guess).
+GUESS_HEADS = ["bak", "dor", "mil", "tup", "sen", "kav"]
+GUESS_TAILS = ["ot", "il", "en", "as", "ur", "ek"]
+GUESS_ENDINGS = [("a", "Nom"), ("u", "Acc"), ("em", "Ins")]
+
+
+def guess_lexicon():
+    rng = np.random.default_rng(7)
+    stems = [h + t for h in GUESS_HEADS for t in GUESS_TAILS]
+    genders = {s: "Fem" if g else "Masc" for s, g in zip(stems, rng.permutation(
+        [0, 1] * (len(stems) // 2)))}
+    # each stem is trained with two of its three forms; the third is new at test time
+    held_out = {s: int(rng.integers(3)) for s in stems}
+    return stems, genders, held_out
+
+
+def guess_doc(vocab, stem, gender, k):
+    ending, case = GUESS_ENDINGS[k]
+    return Doc(vocab, words=["ta", stem + ending], pos=["DET", "NOUN"],
+               morphs=["PronType=Dem", f"Case={case}|Gender={gender}|Number=Sing"])
+
+
+def test_guesser_gives_the_gender_of_an_unseen_form_from_its_stem(tmp_path):
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("mst_tagger", config={"epochs": 5, "folds": 1, "n_buckets": 1 << 16})
+    stems, genders, held_out = guess_lexicon()
+    train = [Example(Doc(nlp.vocab, words=[t.text for t in ref]), ref)
+             for _ in range(3) for s in stems for k in range(3) if k != held_out[s]
+             for ref in [guess_doc(nlp.vocab, s, genders[s], k)]]
+    nlp.initialize(lambda: train)
+    trained = {t.text for eg in train for t in eg.reference}
+    tests = [guess_doc(nlp.vocab, s, genders[s], held_out[s]) for s in stems]
+    assert not {d[1].text for d in tests} & trained
+    tagged = [nlp(Doc(nlp.vocab, words=[t.text for t in d])) for d in tests]
+    morph = accuracy((str(t[1].morph), str(d[1].morph)) for t, d in zip(tagged, tests))
+    # without the stem guess, the gender of a new form is a coin toss
+    assert morph > 0.9, morph
+    nlp.to_disk(tmp_path / "nlp")
+    again = spacy.load(tmp_path / "nlp")
+    assert [str(again(Doc(again.vocab, words=[t.text for t in d]))[1].morph) for d in tests] \
+        == [str(t[1].morph) for t in tagged]
+
+
+def test_tiny_treebank_with_feats():
+    # three sentences: no ending has the support to guess from; the tagger
+    # still learns and tags
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("mst_tagger", config={"epochs": 3, "folds": 2, "n_buckets": 1 << 12})
+    stems, genders, _ = guess_lexicon()
+    train = [Example(Doc(nlp.vocab, words=[t.text for t in ref]), ref)
+             for s in stems[:3] for ref in [guess_doc(nlp.vocab, s, genders[s], 0)]]
+    nlp.initialize(lambda: train)
+    doc = nlp(Doc(nlp.vocab, words=["ta", stems[0] + "a", "nove"]))
+    assert [t.pos_ for t in doc[:2]] == ["DET", "NOUN"] and doc[1].morph.get("Case") == ["Nom"]
+
+
+def test_old_tagger_format_is_refused_clearly(tagger_nlp, tmp_path):
+    nlp, _ = tagger_nlp
+    path = tmp_path / "t"
+    nlp.get_pipe("mst_tagger").to_disk(path)
+    (path / "guesser.npz").unlink()
+    with pytest.raises(ModelDataError, match="guesser.npz: missing"):
+        spacy.blank("en").add_pipe("mst_tagger").from_disk(path)
+    (path / "cfg").write_text('{"format_version": 1, "spacy_mstparse_version": "0.9"}')
+    with pytest.raises(ModelDataError, match="tagger format 1 .*retrain"):
+        spacy.blank("en").add_pipe("mst_tagger").from_disk(path)

@@ -6,11 +6,12 @@ import pytest
 
 from spacy_mstparse.features.hashing import py_mix
 from spacy_mstparse.features.selection import TokenRow
+from spacy_mstparse.tagging.guesser import build_guesser
 from spacy_mstparse.tagging.inventory import build_inventory
 from spacy_mstparse.tagging.perceptron import TaggerModel
 from spacy_mstparse.tagging.training import TaggedSentence, jackknife, train_model
 from spacy_mstparse.tagging.word_attributes import (
-    AMBIGUITY, FLAGS, LOWER, N_ATTRS, PREFIX1, SHAPE, SUFFIX1, SUFFIX3, build_lexicon,
+    AMBIGUITY, FLAGS, LOWER, N_ATTRS, N_FEATURE_ATTRS, PREFIX1, SHAPE, SUFFIX1, SUFFIX3, build_lexicon,
     with_lexicon, word_attributes, word_flags, word_shape)
 from spacy_mstparse.features.hashing import string_id
 
@@ -67,7 +68,7 @@ def word_keys(attrs, i):
 
     def ctx(j, col):
         return 1 if j < 0 else 2 if j >= n else int(attrs[j, col])
-    keys = [py_mix(1, 0)] + [py_mix(2 + t, int(attrs[i, t])) for t in range(N_ATTRS)]
+    keys = [py_mix(1, 0)] + [py_mix(2 + t, int(attrs[i, t])) for t in range(N_FEATURE_ATTRS)]
     keys += [py_mix(20, ctx(i - 1, LOWER)), py_mix(21, ctx(i + 1, LOWER)),
              py_mix(22, ctx(i - 2, LOWER)), py_mix(23, ctx(i + 2, LOWER)),
              py_mix(24, ctx(i - 1, SUFFIX3)), py_mix(25, ctx(i + 1, SUFFIX3)),
@@ -180,6 +181,37 @@ def test_lexicon_by_hand():
     assert lexicon == {string_id("the"): string_id(str(det)), string_id("balon"): string_id(str(noun))}
     attrs = word_attributes(["THE", "sarish"], lexicon)
     assert attrs[0, AMBIGUITY] == string_id(str(det)) and attrs[1, AMBIGUITY] == 0
+
+
+def test_guesses_by_hand():
+    noun = lambda w, f: [("the", "DET", "DT", "_"), (w, "NOUN", "NN", f)]
+    sentences = [noun("balon", "Case=Nom|Number=Sing"), noun("dolon", "Case=Nom|Number=Sing"),
+                 noun("kilon", "Case=Acc|Number=Sing"), noun("balons", "Case=Nom|Number=Plur"),
+                 noun("balon", "Case=Nom|Number=Sing")]
+    inv = inventory_of(sentences)
+    data = [encode(inv, s) for s in sentences]
+    model = TaggerModel(len(inv.upos), len(inv.xpos), len(inv.feats), inv.arrays(), N_BUCKETS)
+    model.set_guesser(build_guesser((s.attrs, s.upos, s.feats) for s in data), min_support=2)
+    n, det = inv.upos.index("NOUN"), inv.upos.index("DET")
+    feats = lambda guess: {inv.feats[c]: k for c, k in guess.items()}
+    pairs = lambda guess: {inv.pairs[p]: k for p, k in guess.items()}
+    attrs = word_attributes(["zulon", "balon", "balons", "Balon"])
+    # a new word: the longest ending with two word types behind it ("-lon"),
+    # counted in types (balon twice is one); no training word has its stem
+    src, ending, stem = model.guess(attrs, 0, n)
+    assert src == 3 and feats(ending) == {"Case=Nom|Number=Sing": 2, "Case=Acc|Number=Sing": 1}
+    assert stem == {}
+    # a training word is guessed without itself: "-alon" has no other word,
+    # "-lon" two; its stem "balo" is shared with "balons" only
+    src, ending, stem = model.guess(attrs, 1, n)
+    assert src == 3 and feats(ending) == {"Case=Nom|Number=Sing": 1, "Case=Acc|Number=Sing": 1}
+    assert pairs(stem) == {"Case=Nom": 1, "Number=Plur": 1}
+    assert pairs(model.guess(attrs, 2, n)[2]) == {"Case=Nom": 1, "Number=Sing": 1}
+    assert model.guess(attrs, 3, n) == model.guess(attrs, 1, n)       # lower-cased
+    assert model.guess(attrs, 0, det) == (0, {}, {})                  # no DET has these forms
+    with pytest.raises(ValueError, match="malformed guesser"):
+        model.set_guesser({"keys": np.array([2, 1], dtype=np.uint64), "ptr": np.array([0, 0, 0]),
+                           "ids": np.array([], dtype=np.int32), "counts": np.array([])})
 
 
 def test_training_equals_dense_reference():

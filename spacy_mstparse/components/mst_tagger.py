@@ -31,6 +31,7 @@ from wasabi import msg
 from .. import __version__
 from ..features.selection import TokenRow
 from ..setting_types import at_least, one_of, power_of_two
+from ..tagging.guesser import ARRAY_NAMES as GUESSER_ARRAYS
 from ..tagging.inventory import TagInventory, build_inventory
 from ..tagging.perceptron import TaggerModel
 from ..tagging.training import TaggedSentence, jackknife, train_model
@@ -38,7 +39,7 @@ from ..tagging.word_attributes import word_attributes
 from . import serialization
 from .serialization import ModelDataError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2    # 2: the FEATS guesser (guesser.npz)
 AUTO = "auto"
 
 
@@ -177,7 +178,7 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
 
     # -- serialization ----------------------------------------------------------
     def _part_names(self) -> List[str]:
-        return ["cfg", "weights.npz", "lexicon.npz"]
+        return ["cfg", "weights.npz", "lexicon.npz", "guesser.npz"]
 
     def _serial_parts(self) -> Dict[str, Callable[[], bytes]]:
         def cfg() -> bytes:
@@ -192,6 +193,9 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
                 words=numpy.fromiter(self.lexicon.keys(), dtype=numpy.uint64, count=len(self.lexicon)),
                 classes=numpy.fromiter(self.lexicon.values(), dtype=numpy.uint64,
                                        count=len(self.lexicon)))
+            parts["guesser.npz"] = lambda: serialization.dump_arrays(
+                min_support=numpy.asarray([self.model.min_support], dtype=numpy.int32),
+                weights=self.model.guess_weights, **self.model.guesser_arrays())
         return parts
 
     def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
@@ -222,9 +226,19 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
         if lexicon["words"].shape != lexicon["classes"].shape or lexicon["words"].ndim != 1:
             raise ModelDataError(f"{where('lexicon.npz')}: words and classes differ in length")
         self.lexicon = dict(zip(lexicon["words"].tolist(), lexicon["classes"].tolist()))
+        if "guesser.npz" not in parts:
+            raise ModelDataError(f"{where('guesser.npz')}: missing (the saved component is incomplete)")
+        guesser = serialization.load_arrays(parts.pop("guesser.npz"), where("guesser.npz"),
+                                            GUESSER_ARRAYS + ("min_support", "weights"))
         try:
             self.model = TaggerModel(len(self.inventory.upos), len(self.inventory.xpos),
                                      len(self.inventory.feats), self.inventory.arrays(),
                                      self.cfg["n_buckets"], weights)
         except ValueError as err:
             raise ModelDataError(f"{where('cfg')}: {err}") from None
+        try:
+            support, weights = guesser.pop("min_support"), guesser.pop("weights")
+            self.model.set_guesser(guesser, int(support[0]) if support.shape == (1,) else 0,
+                                   weights)
+        except (ValueError, TypeError) as err:
+            raise ModelDataError(f"{where('guesser.npz')}: {err}") from None

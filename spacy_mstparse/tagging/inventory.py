@@ -3,7 +3,8 @@
 Three decisions are made per word, in this order: UPOS among every UPOS seen;
 then XPOS and FEATS among the values seen with that UPOS in training (the
 candidate lists, as a morphological guesser would give them: Hajič 2000,
-Spoustová et al. 2009). A FEATS value is also split into its
+Spoustová et al. 2009; ``guesser.py`` then tells which of them the
+word's ending and stem make likely). A FEATS value is also split into its
 attribute=value pairs, which share weights across the FEATS values that
 contain them. Which columns are predicted is chosen from the training words
 with the parser's rules (``features.selection``): XPOS when it is given and

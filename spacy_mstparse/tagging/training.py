@@ -14,6 +14,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy
 
+from .guesser import MIN_SUPPORT, build_guesser
 from .inventory import TagInventory
 from .perceptron import TaggerModel
 from .word_attributes import Lexicon, build_lexicon, with_lexicon
@@ -40,13 +41,17 @@ def train_model(inventory: TagInventory, sentences: Sequence[TaggedSentence], ep
                 ) -> Tuple[TaggerModel, Lexicon]:
     """A TaggerModel trained for ``epochs`` passes over the sentences in a
     shuffled order (the same order for the same seed), its training finished
-    (averaged weights), and the lexicon of ambiguity classes of the
+    (averaged weights) and its FEATS guesser read from the sentences
+    (``guesser``), and the lexicon of ambiguity classes of the
     sentences' words it reads. ``on_epoch(epoch, error_rate)`` follows
     progress."""
     lexicon = build_lexicon((s.attrs, s.upos) for s in sentences)
     sentences = [TaggedSentence(with_lexicon(s.attrs, lexicon), s.upos, s.xpos, s.feats)
                  for s in sentences]
     model = new_model(inventory, n_buckets)
+    if inventory.feats:
+        model.set_guesser(build_guesser((s.attrs, s.upos, s.feats) for s in sentences),
+                          MIN_SUPPORT)
     order = list(range(len(sentences)))
     rng = random.Random(seed)
     for epoch in range(epochs):

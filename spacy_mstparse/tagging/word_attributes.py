@@ -9,6 +9,9 @@ had in the training words (0 for a word not seen; a ``Lexicon`` gives it).
 These are the word features of Ratnaparkhi (1996) and Collins (2002), which
 also decide the tags of words never seen in training; the ambiguity class of
 the next words lets a left-to-right tagger look ahead (Toutanova et al. 2003).
+The last columns, the word's stems (the lower-cased form without its last
+one to three characters, at least three left; 0 otherwise), are not
+features: the FEATS guesser (``guesser.py``) looks them up.
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -17,8 +20,11 @@ import numpy
 from ..features.hashing import string_id
 
 (LOWER, SHAPE, SUFFIX1, SUFFIX2, SUFFIX3, SUFFIX4, PREFIX1, PREFIX2, PREFIX3, FLAGS,
- AMBIGUITY) = range(11)
-N_ATTRS = 11
+ AMBIGUITY, STEM1, STEM2, STEM3) = range(14)
+N_FEATURE_ATTRS = 11   # the attributes read as features (the stems only guess, guesser.py)
+N_ATTRS = 14
+MIN_STEM = 3           # characters of a stem
+MAX_STEM_CUT = 3
 MAX_SHAPE = 8
 
 
@@ -88,5 +94,8 @@ def word_attributes(words: Sequence[str], lexicon: Optional[Lexicon] = None) -> 
         for k in range(1, 4):
             if len(lower) > k:
                 row[PREFIX1 + k - 1] = string_id(lower[:k])
+        for k in range(1, MAX_STEM_CUT + 1):
+            if len(lower) - k >= MIN_STEM:
+                row[STEM1 + k - 1] = string_id(lower[:-k])
         row[FLAGS] = string_id(word_flags(word))
     return with_lexicon(out, lexicon) if lexicon else out
