@@ -28,23 +28,23 @@ Eisner, as a fully annotated non-projective gold tree is used as it is;
 known arcs that no tree holds (two roots) make no update and are counted in
 ``unusable``. With every head known, training is exactly as before.
 
-Fully annotated sentences are scored, decoded and turned into constraints
-in C (``training_batch.decode_for_training``; at first order the update
-vector is built from the arcs where the trees differ, not from the whole
-trees), with one thread as with many. Parallel training (``n_threads`` > 1):
-the sentences of a block of
-``parallel_batch`` sentences (rounded down to whole learner mini-batches,
-at least one) are scored, loss-augmented, k-best decoded and turned into
-constraints in C over ``n_threads`` threads with the weights of the block
-start (``training_batch.decode_for_training``); then, in input order, the
-learner steps on each stored constraint set against the current weights
-and the labeler steps, as in serial training. This is mini-batch training
-with delayed updates (Zhao & Huang 2013; Sun & Ma 2017): a sentence is
-decoded with weights up to ``parallel_batch - 1`` updates old, so the
-result differs from serial training (BENCHMARKS.md measures how much). The
-block's constraints equal the serial ones under the same frozen weights.
-Partially annotated sentences are decoded in the calling thread, also with
-the block-start weights. ``n_threads = 1`` is the serial loop.
+Fully annotated sentences are scored, decoded and turned into constraints in
+C (``training_batch.decode_for_training``; at first order the update vector
+is built from the arcs where the trees differ, not from the whole trees),
+with one thread as with many. Parallel training (``n_threads`` > 1): the
+sentences of a block of ``parallel_batch`` sentences (rounded down to whole
+learner mini-batches, at least one) are scored, loss-augmented, k-best
+decoded and turned into constraints in C over ``n_threads`` threads with the
+weights of the block start (``training_batch.decode_for_training``); then,
+in input order, the learner steps on each stored constraint set against the
+current weights and the labeler steps, as in serial training. This is
+mini-batch training with delayed updates (Zhao & Huang 2013; Sun & Ma 2017):
+a sentence is decoded with weights up to ``parallel_batch - 1`` updates old,
+so the result differs from serial training (BENCHMARKS.md measures how
+much). The block's constraints equal the serial ones under the same frozen
+weights. Partially annotated sentences are decoded in the calling thread,
+also with the block-start weights. With ``n_threads = 1`` a block is one
+mini-batch: the serial online loop.
 
 The component, the benchmarks and ``train_one_slack`` all train through
 this class.

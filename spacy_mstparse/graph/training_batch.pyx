@@ -11,8 +11,8 @@ taken one at a time (an atomic counter) by ``n_threads`` threads - the
 caller and ``n_threads - 1`` pooled Python threads, each in one C loop
 without the GIL. (An OpenMP parallel loop was slower: its idle threads spin
 between the blocks, which on a loaded machine takes CPU from the
-updates; BENCHMARKS.md.) Each sentence runs exactly the C code the serial
-loop of ``training.py`` reaches through the Python wrappers, on the same
+updates; BENCHMARKS.md.) Each sentence runs exactly the C code that
+``GraphTrainer.constraints`` reaches through the Python wrappers, on the same
 float32 arithmetic, so the result does not depend on the number of threads
 and equals the serial one.
 
