@@ -26,6 +26,7 @@ import numpy
 
 from ..features.hashing cimport mix, mix3
 from ..learners.weight_table cimport WeightTable
+from .guesser import empty_guesser
 from .word_attributes import N_ATTRS
 
 # word attribute columns (word_attributes.py)
@@ -207,10 +208,7 @@ cdef class TaggerModel:
             if self.table is not None:
                 raise ValueError("guess weights are for a trained model, not one in training")
         if arrays is None or not self.n_feats:
-            arrays = {"keys": numpy.zeros(0, dtype=numpy.uint64),
-                      "ptr": numpy.zeros(1, dtype=numpy.int32),
-                      "ids": numpy.zeros(0, dtype=numpy.int32),
-                      "counts": numpy.zeros(0, dtype=numpy.int32)}
+            arrays = empty_guesser()
         keys = numpy.ascontiguousarray(arrays["keys"], dtype=numpy.uint64)
         ptr = numpy.ascontiguousarray(arrays["ptr"], dtype=numpy.int32)
         ids = numpy.ascontiguousarray(arrays["ids"], dtype=numpy.int32)
