@@ -101,7 +101,7 @@ GOLD, PREDICTED = "gold", "predicted"
 SYSTEMS: Dict[str, Dict[str, Any]] = {
     "mst-o1": {
         "label": "mst_parser, 1st order",
-        "description": "mst_parser first order, PA-I, Eisner (configs/mst_parser.cfg)",
+        "description": "mst_parser first order (configs/mst_parser.cfg)",
         "kind": "spacy", "tags": GOLD, "config": REPO_ROOT / "configs" / "mst_parser.cfg",
     },
     "mst-o2": {

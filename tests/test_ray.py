@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import spacy
 from spacy.language import Language
+from spacy.util import load_config
 from typer.testing import CliRunner
 
 ray = pytest.importorskip("ray")
@@ -24,7 +25,7 @@ from spacy_mstparse.corpus.convert import convert  # noqa: E402
 from spacy_mstparse.distributed import DistributedError, UnmixableLearnerError  # noqa: E402
 from spacy_mstparse.distributed.cluster import gather  # noqa: E402
 from spacy_mstparse.distributed.parse import ParseBatch, ray_parse  # noqa: E402
-from spacy_mstparse.distributed.train import ray_train  # noqa: E402
+from spacy_mstparse.distributed.train import one_copy_per_worker, ray_train  # noqa: E402
 from spacy_mstparse.parsing import parse_file  # noqa: E402
 from spacy_mstparse.pipeline_input import EvaluationError  # noqa: E402
 
@@ -240,6 +241,7 @@ def test_ray_train_writes_pipelines_spacy_loads(corpus, tmp_path, sample_dev, ca
     summary = ray_train(REPO / "configs" / "mst_parser.cfg", out, workers=2,
                         overrides=overrides(corpus, **{"components.mst_parser.learner.k": 1}))
     printed = capsys.readouterr().out
+    assert "mst_parser: replicas 2 -> 1" in printed   # the config's two weight copies
     assert [r["epoch"] for r in summary["epochs"]] == [1, 2]
     assert sum(summary["epochs"][0]["shard_sentences"]) == 300
     assert "DEP_UAS" in printed and "Saved pipeline" in printed
@@ -267,13 +269,19 @@ def test_ray_train_refuses_unmixable_learners_and_other_trained_components(corpu
     with pytest.raises(UnmixableLearnerError, match="Pegasos"):
         ray_train(REPO / "configs" / "mst_parser.cfg", tmp_path / "p", workers=2,
                   overrides=overrides(corpus, **pegasos))
-    with pytest.raises(DistributedError, match="replicas 1"):
-        ray_train(REPO / "configs" / "mst_parser.cfg", tmp_path / "r", workers=2,
-                  overrides=overrides(corpus, **{"components.mst_parser.replicas": 2}))
-    assert not (tmp_path / "r" / "model-last").exists()
     result = CliRunner().invoke(app, [
         "ray-train", str(REPO / "configs" / "mst_parser_tagged.cfg"), "--output", str(tmp_path / "t"),
         "--paths.train", str(corpus / "train.spacy"), "--paths.dev", str(corpus / "dev.spacy"),
         "--corpora.train.limit", "20"])
     assert result.exit_code == 1 and "exactly one mst_parser" in result.output
     assert not (tmp_path / "t" / "model-last").exists()
+
+
+@pytest.mark.parametrize("replicas", [1, 3])
+def test_ray_train_trains_one_weight_copy_per_worker(replicas):
+    config = load_config(REPO / "configs" / "mst_parser.cfg", interpolate=False,
+                         overrides={"components.mst_parser.replicas": replicas})
+    lines = one_copy_per_worker(config)
+    assert config["components"]["mst_parser"]["replicas"] == 1
+    assert lines == ([] if replicas == 1 else
+                     ["mst_parser: replicas 3 -> 1 (ray-train mixes the workers' weights instead)"])

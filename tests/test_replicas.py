@@ -48,14 +48,25 @@ def test_replica_zero_is_the_plain_loop(encoded, order):
 
 def test_other_replicas_see_every_sentence_but_the_buffered_ones(encoded):
     data, labels = encoded
-    replicas = ReplicaTrainer(new_model(labels), Perceptron(), 3, buffer=7)
+    replicas = ReplicaTrainer(new_model(labels), Perceptron(), 3, buffer=5)
     train(replicas, data, passes=2)
     # the perceptron ticks its averaging clock once per sentence
     ticks = [t.arc_table.n_ticks for t in replicas.trainers]
-    assert ticks == [2 * len(data), 2 * len(data) - 7, 2 * len(data) - 7]
+    assert ticks == [2 * len(data), 2 * len(data) - 5, 2 * len(data) - 5]
     # ... in other orders: the replicas' weights differ
     w = [t.prediction_weights()[0] for t in replicas.trainers]
     assert not np.array_equal(w[0], w[1]) and not np.array_equal(w[1], w[2])
+
+
+@pytest.mark.parametrize("buffer", [2048, 7])
+def test_the_buffer_holds_at_most_a_sixth_of_the_training_sentences(encoded, buffer):
+    data, labels = encoded
+    replicas = ReplicaTrainer(new_model(labels), Perceptron(), 2, buffer=buffer)
+    train(replicas, data, passes=2)
+    held = len(data) // 6
+    assert replicas.buffer == held
+    assert replicas.trainers[1].arc_table.n_ticks == 2 * len(data) - held
+    assert np.abs(replicas.trainers[1].prediction_weights()[0]).sum() > 0
 
 
 def test_prediction_weights_are_the_replicas_mean(encoded):

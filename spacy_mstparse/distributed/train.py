@@ -141,6 +141,20 @@ def _save(nlp, before_to_disk, path: Path) -> None:
     tmp.rename(path)
 
 
+def one_copy_per_worker(config) -> List[str]:
+    """Set ``replicas = 1`` on every mst_parser of ``config`` that trains
+    more weight copies (ray-train mixes the workers' weights instead and
+    trains one copy per worker); one line to print for each."""
+    lines = []
+    for name, component in config.get("components", {}).items():
+        replicas = component.get("replicas", 1)
+        if component.get("factory") == "mst_parser" and isinstance(replicas, int) and replicas > 1:
+            component["replicas"] = 1
+            lines.append(f"{name}: replicas {replicas} -> 1 (ray-train mixes the workers' weights "
+                         f"instead)")
+    return lines
+
+
 def ray_train(config_path, output_path: Optional[Path], workers: int,
               address: Optional[str] = None, overrides: Optional[Dict[str, Any]] = None,
               weighting: str = "uniform", stdout: Optional[IO] = None,
@@ -163,6 +177,8 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
     stderr = sys.stderr if stderr is None else stderr
     msg = Printer(no_print=True)
     config = util.load_config(config_path, overrides=overrides or {}, interpolate=False)
+    for line in one_copy_per_worker(config):
+        stdout.write(msg.info(line) + "\n")
     stdout.write(msg.divider("Initializing pipeline") + "\n")
     nlp = init_nlp(config)
     stdout.write(msg.good("Initialized pipeline") + "\n")
@@ -173,10 +189,6 @@ def ray_train(config_path, output_path: Optional[Path], workers: int,
     name = parser_to_train(nlp, T["frozen_components"])
     pipe = nlp.get_pipe(name)
     check_mixable(pipe.learner)
-    if pipe.cfg["replicas"] > 1:
-        raise DistributedError(
-            f"ray-train mixes the workers' weights itself and trains one copy per worker: set "
-            f"--components.{name}.replicas 1 (the config has {pipe.cfg['replicas']})")
     if T["max_epochs"] < 1:
         raise DistributedError(f"ray-train needs [training] max_epochs >= 1, got {T['max_epochs']}")
     train_corpus, dev_corpus = util.resolve_dot_names(config, [T["train_corpus"], T["dev_corpus"]])

@@ -18,7 +18,10 @@ buffer is full a random one leaves it to be trained on. Its order thus
 differs from replica 0's over windows of about ``buffer`` sentences, across
 batch and epoch boundaries; the up to ``buffer`` sentences still waiting are
 trained on when more arrive (the next update) and are otherwise left out of
-that replica's last pass.
+that replica's last pass. The buffer holds at most a sixth of the training
+sentences (``begin``): a buffer as large as a small treebank's passes would
+keep replica r > 0 from training at all, and the mean would be replica 0's
+weights halved.
 
 Each replica is one ``GraphTrainer`` (the one training loop) over the same
 ``GraphModel`` (scoring reads each trainer's own tables). Only learners whose
@@ -34,9 +37,11 @@ from ..learners import WEIGHT_ONLY_LEARNERS, is_weight_only
 from .model import GraphModel
 from .training import DEFAULT_PARALLEL_BATCH, GraphTrainer
 
-# Sentences a replica r > 0 holds back to reorder its stream (a sixth of EWT
-# train; BENCHMARKS.md, "Learners and decoders").
+# Sentences a replica r > 0 holds back to reorder its stream: at most
+# DEFAULT_BUFFER (a sixth of EWT train; BENCHMARKS.md, "Learners and
+# decoders") and at most 1 / BUFFER_SHARE of the training sentences.
 DEFAULT_BUFFER = 2048
+BUFFER_SHARE = 6
 
 
 def check_replicas(learner, replicas: int) -> None:
@@ -106,8 +111,11 @@ class ReplicaTrainer:
         return self.trainers[0].last_step
 
     def begin(self, gold: list) -> None:
-        """``GraphTrainer.begin`` (the label restrictions are fitted once)."""
+        """``GraphTrainer.begin`` (the label restrictions are fitted once);
+        the shuffle buffer shrinks to a sixth of the ``gold`` sentences when
+        it is larger."""
         self.trainers[0].begin(gold)
+        self.buffer = max(1, min(self.buffer, len(gold) // BUFFER_SHARE))
         rest = [item[:2] for item in gold]
         for trainer in self.trainers[1:]:
             trainer.begin(rest)
