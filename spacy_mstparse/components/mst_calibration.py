@@ -27,6 +27,10 @@ from ..graph.marginals import arc_marginals
 from ..graph.temperature import fit_scalar, head_log_likelihood, label_log_likelihood
 
 THRESHOLDS = (0.9, 0.99)
+# The temperatures searched (graph.temperature.fit_scalar): low, high, grid
+# points over log T, evaluations of Brent's method between the best grid
+# point's neighbours.
+FIT_SEARCH = (0.02, 20.0, 9, 10)
 # Words the temperatures are fitted on (every k-th sentence up to about this
 # many words); the errors are measured on every word.
 MAX_FIT_WORDS = 10000
@@ -160,13 +164,17 @@ def fit_temperatures(pipe, items: Sequence[Scored], max_words: Optional[int] = M
     graph = pipe.graph
     projective = DECODERS[graph.decoder].projective
     sample = _fit_sample(items, max_words)
+    # the search starts from the temperatures fitted last (to the weights
+    # of the previous evaluation), when there are any
+    fitted = bool(pipe.cfg.get("calibration"))
     heads = [(it.arc, it.gold, it.sib) for it in sample]  # unknown heads (< 0) left out
-    head_t, _ = fit_scalar(lambda t: head_log_likelihood(heads, t, projective), 0.02, 20.0, 9, 10)
+    head_t, _ = fit_scalar(lambda t: head_log_likelihood(heads, t, projective), *FIT_SEARCH,
+                           start=pipe.cfg["temperature"] if fitted else None)
     label_t = None
     if graph.labeler is not None:
         labels = [(it.sentence, it.predicted, _gold_where(it)) for it in sample]
-        label_t, _ = fit_scalar(lambda t: label_log_likelihood(graph, labels, t), 0.02, 20.0,
-                                9, 10)
+        label_t, _ = fit_scalar(lambda t: label_log_likelihood(graph, labels, t), *FIT_SEARCH,
+                                start=pipe.cfg["label_temperature"] if fitted else None)
     result = report(pipe, items, before, (head_t, label_t))
     result["fitted_on_words"] = sum(len(it.gold) - 1 for it in sample)
     return result
