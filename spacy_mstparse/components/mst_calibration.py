@@ -28,12 +28,13 @@ from ..graph.temperature import fit_scalar, head_log_likelihood, label_log_likel
 
 THRESHOLDS = (0.9, 0.99)
 # The temperatures searched (graph.temperature.fit_scalar): low, high, grid
-# points over log T, evaluations of Brent's method between the best grid
-# point's neighbours.
-FIT_SEARCH = (0.02, 20.0, 9, 10)
+# points over log T, at most 10 evaluations of Brent's method between the
+# best grid point's neighbours, stopping when T is known within 3%.
+FIT_SEARCH = {"low": 0.02, "high": 20.0, "grid": 9, "refine": 10, "tol": 0.03}
 # Words the temperatures are fitted on (every k-th sentence up to about this
-# many words); the errors are measured on every word.
-MAX_FIT_WORDS = 10000
+# many words: one number each, which a few thousand words determine); the
+# errors are measured on every word.
+MAX_FIT_WORDS = 5000
 # The calibration errors the parser's ``score`` reports (``score_keys``),
 # shown in spaCy's training output and meta.json, weighing nothing.
 SCORE_WEIGHTS = {"head_ece": 0.0, "dep_ece": 0.0, "head_ece_t1": 0.0, "dep_ece_t1": 0.0}
@@ -168,12 +169,12 @@ def fit_temperatures(pipe, items: Sequence[Scored], max_words: Optional[int] = M
     # of the previous evaluation), when there are any
     fitted = bool(pipe.cfg.get("calibration"))
     heads = [(it.arc, it.gold, it.sib) for it in sample]  # unknown heads (< 0) left out
-    head_t, _ = fit_scalar(lambda t: head_log_likelihood(heads, t, projective), *FIT_SEARCH,
+    head_t, _ = fit_scalar(lambda t: head_log_likelihood(heads, t, projective), **FIT_SEARCH,
                            start=pipe.cfg["temperature"] if fitted else None)
     label_t = None
     if graph.labeler is not None:
         labels = [(it.sentence, it.predicted, _gold_where(it)) for it in sample]
-        label_t, _ = fit_scalar(lambda t: label_log_likelihood(graph, labels, t), *FIT_SEARCH,
+        label_t, _ = fit_scalar(lambda t: label_log_likelihood(graph, labels, t), **FIT_SEARCH,
                                 start=pipe.cfg["label_temperature"] if fitted else None)
     result = report(pipe, items, before, (head_t, label_t))
     result["fitted_on_words"] = sum(len(it.gold) - 1 for it in sample)

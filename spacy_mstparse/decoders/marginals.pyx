@@ -108,7 +108,7 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
                                 double* log_z) noexcept nogil:
     cdef int N, s, t, r, w, start, rc
     cdef size_t NN
-    cdef double X, g, p, lz
+    cdef double X, g, p, lz, x
     cdef double* A
     cdef double* cr     # cr[s*N+t]: log inside of the complete span s..t headed by s
     cdef double* cr_t   # cr_t[t*N+s] = cr[s*N+t]
@@ -211,16 +211,20 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
             g = gcl[s * N + t] + gcl_t[t * N + s]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s, t):
-                    p = g * exp(cl[s * N + r] + il_t[t * N + r] - X)
-                    gcl[s * N + r] += p
-                    gil_t[t * N + r] += p
+                    x = cl[s * N + r] + il_t[t * N + r] - X
+                    if x > LOG_NEGLIGIBLE:
+                        p = g * exp(x)
+                        gcl[s * N + r] += p
+                        gil_t[t * N + r] += p
             X = cr[s * N + t]
             g = gcr[s * N + t] + gcr_t[t * N + s]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s + 1, t + 1):
-                    p = g * exp(ir[s * N + r] + cr_t[t * N + r] - X)
-                    gir[s * N + r] += p
-                    gcr_t[t * N + r] += p
+                    x = ir[s * N + r] + cr_t[t * N + r] - X
+                    if x > LOG_NEGLIGIBLE:
+                        p = g * exp(x)
+                        gir[s * N + r] += p
+                        gcr_t[t * N + r] += p
             # (sums of probabilities can round a hair above 1)
             marginals[s * N + t] = min(gir[s * N + t], 1.0)
             if s > 0:
@@ -229,9 +233,11 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
             g = gir[s * N + t] + gil_t[t * N + s]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s, t):
-                    p = g * exp(cr[s * N + r] + cl_t[t * N + r + 1] - X)
-                    gcr[s * N + r] += p
-                    gcl_t[t * N + r + 1] += p
+                    x = cr[s * N + r] + cl_t[t * N + r + 1] - X
+                    if x > LOG_NEGLIGIBLE:
+                        p = g * exp(x)
+                        gcr[s * N + r] += p
+                        gcl_t[t * N + r + 1] += p
     free(A)
     free(grads)
     return MARG_OK
@@ -307,6 +313,10 @@ cdef int _invert(double* M, double* X, int n, double* logdet) noexcept nogil:
     weights)."""
     cdef int i, j, k, p
     cdef double best, v, f, piv, ld = 0.0
+    cdef double* Mk
+    cdef double* Mi
+    cdef double* Xk
+    cdef double* Xi
     cdef int sign = 1
     memset(X, 0, <size_t>n * n * sizeof(double))
     for i in range(n):
@@ -335,27 +345,33 @@ cdef int _invert(double* M, double* X, int n, double* logdet) noexcept nogil:
         if piv < 0.0:
             sign = -sign
         ld += log(fabs(piv))
+        Mk = M + k * n
+        Xk = X + k * n
         for i in range(k + 1, n):
-            f = M[i * n + k] / piv
+            Mi = M + i * n
+            f = Mi[k] / piv
             if f == 0.0:
                 continue
+            Xi = X + i * n
             for j in range(k + 1, n):
-                M[i * n + j] -= f * M[k * n + j]
+                Mi[j] -= f * Mk[j]
             for j in range(n):
-                X[i * n + j] -= f * X[k * n + j]
+                Xi[j] -= f * Xk[j]
     if sign < 0:
         return 1
     # Back substitution with the upper triangle.
     for k in range(n - 1, -1, -1):
+        Xk = X + k * n
         for i in range(k + 1, n):
             f = M[k * n + i]
             if f == 0.0:
                 continue
+            Xi = X + i * n
             for j in range(n):
-                X[k * n + j] -= f * X[i * n + j]
+                Xk[j] -= f * Xi[j]
         f = 1.0 / M[k * n + k]
         for j in range(n):
-            X[k * n + j] *= f
+            Xk[j] *= f
     logdet[0] = ld
     return 0
 
