@@ -146,18 +146,20 @@ def arc_weight_stats(component_dir: Path) -> Dict[str, Any]:
 
 
 def run_measured(cmd: Sequence[str], log_path: Path, cwd: Path = REPO_ROOT,
-                 cap_seconds: Optional[float] = None) -> Dict[str, Any]:
-    """Run ``cmd`` (cwd = repo root, stdout+stderr to ``log_path``), reap it
-    with ``os.wait4`` and return its exit code, wall time, CPU times and peak
-    RSS (that child's own rusage). With ``cap_seconds`` the child gets
-    SIGTERM once it has run that long (``capped`` in the result says so)."""
+                 cap_seconds: Optional[float] = None,
+                 env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Run ``cmd`` (cwd = repo root, stdout+stderr to ``log_path``; ``env``:
+    its environment, default ``CHILD_ENV``), reap it with ``os.wait4`` and
+    return its exit code, wall time, CPU times and peak RSS (that child's
+    own rusage). With ``cap_seconds`` the child gets SIGTERM once it has run
+    that long (``capped`` in the result says so)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
     capped = False
     with open(log_path, "wb") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(list(cmd), cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                                env=CHILD_ENV)
+                                env=CHILD_ENV if env is None else env)
         try:
             if cap_seconds is None:
                 _, status, usage = os.wait4(proc.pid, 0)

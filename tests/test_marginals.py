@@ -99,6 +99,21 @@ def test_match_brute_force(n, kind):
     assert checked >= N_MATRICES[n] * 3  # forbidden arcs rarely leave no tree
 
 
+@pytest.mark.parametrize("n", [5, 7])
+def test_match_brute_force_when_most_terms_are_negligible(n):
+    # At a low temperature most terms of the chart's sums fall below
+    # exp(-45) of the largest and are skipped; the marginals still match.
+    rs = np.random.RandomState(7 * n)
+    for _ in range(4):
+        scores = random_scores(rs, n, 0)
+        for temperature in (0.05, 0.02):
+            ref, ref_lz = brute_force(scores, temperature, n, True, True)
+            marg, log_z = projective_marginals(scores, temperature=temperature)
+            assert log_z == pytest.approx(ref_lz, rel=1e-12)
+            np.testing.assert_allclose(marg, ref, rtol=1e-9, atol=1e-12)
+            assert ref[(ref > 0) & (ref < 1e-15)].size > 0  # the case has negligible arcs
+
+
 def test_uniform_scores_count_trees():
     # All scores 0: log Z = log(number of trees) over 3 words.
     scores = np.zeros((4, 4), dtype=np.float32)
