@@ -14,7 +14,7 @@ from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
-from spacy_mstparse.features.weights import QuantizedWeights, quantize
+from spacy_mstparse.features.weights import QUANTIZE_CHUNK, QuantizedWeights, quantize
 from spacy_mstparse.graph import GraphModel
 from spacy_mstparse.components.mst_parser import MSTParser
 from spacy_mstparse.graph.analysis import analyse
@@ -74,6 +74,22 @@ def test_quantize_keeps_zeros_signs_and_a_bounded_relative_error():
     assert np.isclose(np.abs(d).max(), hi)          # the largest weight is exact
     small = (w != 0) & ~big
     np.testing.assert_allclose(np.abs(d[small]), lo, rtol=1e-6)
+
+
+def test_quantize_codes_a_table_larger_than_its_chunk_the_same_in_every_chunk():
+    # quantize works through the table a chunk at a time: a value gets the
+    # same code wherever it sits, and the exact case still round-trips.
+    rng = np.random.default_rng(3)
+    n = 2 * QUANTIZE_CHUNK + 12345
+    values = rng.normal(size=50).astype("float32")
+    w = np.where(rng.random(n) < 0.5, 0.0, values[rng.integers(0, 50, n)]).astype("float32")
+    q = quantize(w)
+    np.testing.assert_array_equal(q.dequantize(), w)
+    w = (rng.normal(size=n) * (rng.random(n) < 0.5)).astype("float32")
+    w[-3:] = w[:3]   # the same values in the first and the last chunk
+    codes = np.asarray(quantize(w).codes)
+    np.testing.assert_array_equal(codes[-3:], codes[:3])
+    np.testing.assert_array_equal(codes == 0, w == 0)
 
 
 @pytest.mark.parametrize("order", [1, 2])

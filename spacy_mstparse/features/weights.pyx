@@ -24,6 +24,7 @@ import numpy
 N_CODES = 256
 N_LEVELS = 127            # per sign: codes 1..127 positive, 128..254 negative
 SMALLEST_PERCENTILE = 0.5  # |w| below this percentile of the non-zero |w| rounds up to it
+QUANTIZE_CHUNK = 1 << 20   # entries quantize codes at a time
 
 
 cdef class QuantizedWeights:
@@ -69,29 +70,40 @@ def quantize(weights, levels=N_LEVELS):
     sign and its magnitude goes to the nearest (in log scale) of ``levels``
     (2 to 127) levels spaced geometrically from the 0.5th percentile of the
     non-zero magnitudes to the largest one. The values the codes stand for
-    quantize to themselves (the exact case)."""
+    quantize to themselves (the exact case). The codes are computed
+    ``QUANTIZE_CHUNK`` entries at a time, so that the temporary arrays stay
+    small next to the table."""
     if not 2 <= levels <= N_LEVELS:
         raise ValueError(f"levels must be 2 to {N_LEVELS}, got {levels!r}")
     w = numpy.ascontiguousarray(weights, dtype="float32").reshape(-1)
-    where = numpy.flatnonzero(w)
-    values = w[where]
     codebook = numpy.zeros(N_CODES, dtype="float32")
     codes = numpy.zeros(w.shape[0], dtype="uint8")
-    distinct, index = numpy.unique(values, return_inverse=True)
+    distinct = numpy.unique(w)
+    distinct = distinct[distinct != 0]
     if distinct.shape[0] <= (N_CODES - 1 if levels == N_LEVELS else 2 * levels):
         codebook[1:1 + distinct.shape[0]] = distinct
-        codes[where] = 1 + index
+        for start in range(0, w.shape[0], QUANTIZE_CHUNK):
+            part = w[start:start + QUANTIZE_CHUNK]
+            code = (numpy.searchsorted(distinct, part) + 1).astype("uint8")
+            code[part == 0] = 0
+            codes[start:start + QUANTIZE_CHUNK] = code
         return QuantizedWeights(codes, codebook)
-    magnitude = numpy.abs(values).astype("float64")
+    magnitude = numpy.abs(w[w != 0]).astype("float64")
     lo = float(numpy.percentile(magnitude, SMALLEST_PERCENTILE))
     hi = float(magnitude.max())
+    del magnitude
     grid = numpy.geomspace(lo, hi, levels)
     step = numpy.log(hi / lo) / (levels - 1)
-    level = numpy.rint(numpy.log(numpy.maximum(magnitude, lo) / lo) / step)
-    level = numpy.clip(level, 0, levels - 1).astype("uint8")
     codebook[1:1 + levels] = grid
     codebook[1 + levels:1 + 2 * levels] = -grid
-    codes[where] = numpy.where(values > 0, 1 + level, 1 + levels + level)
+    for start in range(0, w.shape[0], QUANTIZE_CHUNK):
+        part = w[start:start + QUANTIZE_CHUNK]
+        m = numpy.abs(part).astype("float64")
+        level = numpy.rint(numpy.log(numpy.maximum(m, lo) / lo) / step)
+        level = numpy.clip(level, 0, levels - 1).astype("uint8")
+        code = numpy.where(part > 0, 1 + level, 1 + levels + level).astype("uint8")
+        code[part == 0] = 0
+        codes[start:start + QUANTIZE_CHUNK] = code
     return QuantizedWeights(codes, codebook)
 
 
