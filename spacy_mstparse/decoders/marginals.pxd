@@ -36,8 +36,8 @@ from libc.math cimport INFINITY, exp, log
 
 # Terms exp(x) with x below this are left out of sums whose largest term is
 # exp(0) = 1: each is under 3e-20, so thousands of them stay below half the
-# rounding unit of the sum, and skipping them saves most of the exp calls
-# of a long sentence at a low temperature.
+# rounding unit of the sum; where the distribution is peaked (a very low
+# temperature) most exp calls are skipped.
 cdef extern from *:
     """
     #define LOG_NEGLIGIBLE (-45.0)
