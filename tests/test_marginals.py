@@ -114,6 +114,28 @@ def test_match_brute_force_when_most_terms_are_negligible(n):
             assert ref[(ref > 0) & (ref < 1e-15)].size > 0  # the case has negligible arcs
 
 
+@pytest.mark.parametrize("margin", [600.0, 700.0])
+@pytest.mark.parametrize("single_root", [True, False])
+def test_match_brute_force_on_both_sides_of_the_scaled_charts_range(margin, single_root):
+    # Words 1 and 2 prefer each other by `margin`: every tree gives up one of
+    # those arcs, so with each word's best head weighing 1 the scaled chart's
+    # Z is about exp(-margin). At 600 it is in range (above 1e-280), at 700
+    # it is not and the log chart answers; both match brute force.
+    n = 4
+    rs = np.random.RandomState(int(margin))
+    scores = rs.randn(n + 1, n + 1).astype(np.float32)
+    scores[1, 2] = scores[2, 1] = margin
+    ref, ref_lz = brute_force(scores, 1.0, n, True, single_root)
+    marg, log_z = projective_marginals(scores, 1.0, single_root)
+    assert log_z == pytest.approx(ref_lz, rel=1e-12)
+    masked = scores.astype(np.float64)
+    np.fill_diagonal(masked, -np.inf)
+    scaled_log_z = log_z - masked[:, 1:].max(axis=0).sum()  # log Z of the scaled chart
+    assert (scaled_log_z < log(1e-280)) == (margin > 650)
+    np.testing.assert_allclose(marg, ref, rtol=1e-9, atol=1e-12)
+    check_marginals(marg, n)
+
+
 def test_uniform_scores_count_trees():
     # All scores 0: log Z = log(number of trees) over 3 words.
     scores = np.zeros((4, 4), dtype=np.float32)
@@ -255,7 +277,8 @@ def test_low_temperature_concentrates_on_best_tree(kind):
 
 
 def test_projective_zero_temperature_limit():
-    # Log-space chart: tiny temperatures are fine and give the Eisner tree.
+    # Tiny temperatures (the log chart: out of the scaled chart's range) are
+    # fine and give the Eisner tree.
     n = 40
     rs = np.random.RandomState(41)
     scores = rs.randn(n + 1, n + 1).astype(np.float32)

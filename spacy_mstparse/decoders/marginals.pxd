@@ -17,7 +17,8 @@ cdef enum:
     MARG_OVERFLOW = -3      # scores / temperature overflow double precision
     MARG_PRECISION = -4     # matrix-tree theorem: estimated error of a marginal > 1e-6
 
-# Projective trees: inside-outside over Eisner's chart in log space, O(n^3).
+# Projective trees: inside-outside over Eisner's chart on column-scaled weights
+# (in log space where Z leaves their range), O(n^3).
 cdef int projective_marginals_c(const float* scores, int n, double temperature,
                                 bint single_root, double* marginals,
                                 double* log_z) noexcept nogil

@@ -5,14 +5,19 @@ its arc scores, this module computes log Z = log sum_tree exp(score(tree) / T)
 and every arc's marginal probability p(h -> c) = d log Z / d (score[h, c] / T):
 
 - ``projective_marginals``: projective trees, inside-outside over Eisner's
-  chart (Eisner 1996; McDonald, Crammer & Pereira 2005's first-order chart)
-  in log space. The inside pass replaces the decoder's max by log-sum-exp; the
-  outside pass is its reverse-mode derivative, so every chart cell carries
-  d log Z / d cell, the probability that the cell's item is part of the tree,
-  a number in [0, 1] (no log-space outside scores to overflow). With
-  ``single_root`` the chart covers the words 1..n and the root's one child r
-  is summed out as log sum_r exp(s(0, r) / T + cl[1, r] + cr[r, n]), as in the
-  project's Eisner decoder. Pure C loops without the GIL, O(n^3).
+  chart (Eisner 1996; McDonald, Crammer & Pereira 2005's first-order chart).
+  The inside pass replaces the decoder's max by a sum; the outside pass is
+  its reverse-mode derivative, so every chart cell carries d log Z / d cell,
+  the probability that the cell's item is part of the tree, a number in
+  [0, 1]. The chart is first computed on weights, each word's column
+  divided by its best head's weight (every tree is scaled alike), as sums
+  of products without exp in the cubic loops; where Z then leaves the range
+  in which every cell that matters is representable (the best tree far
+  below the words' best heads, or hundreds of words at a high T), again in
+  log space (log-sum-exp). With ``single_root`` the chart covers the words
+  1..n and the root's one child r is summed out as
+  log sum_r exp(s(0, r) / T + cl[1, r] + cr[r, n]), as in the project's
+  Eisner decoder. Pure C loops without the GIL, O(n^3).
 - ``nonprojective_marginals``: all spanning arborescences, the matrix-tree
   theorem (Koo, Globerson, Carreras & Collins 2007; Smith & Smith 2007;
   McDonald & Satta 2007). Multiple root children: Z = det L with
@@ -50,6 +55,16 @@ import numpy as np
 
 # Largest tolerated (estimated) absolute error of a non-projective marginal.
 cdef double PRECISION_TOL = 1e-6
+# The range of the scaled projective chart's Z (each column's largest weight
+# 1, so a tree weighs at most 1) where it is used. Above 1e-280, every tree
+# that matters (weight over 1e-15 Z) has all its partial products over
+# 1e-295, clear of double precision's subnormal numbers (below 2.2e-308);
+# below 1e280, far from overflow (a cell that overflows makes Z infinite or
+# NaN, which is out of range too).
+cdef double SCALED_MIN_Z = 1e-280
+cdef double SCALED_MAX_Z = 1e280
+# A return code of the scaled chart only: out of range, use the log chart.
+cdef int MARG_OUT_OF_RANGE = -100
 
 
 cdef int scaled_scores_c(const float* scores, int N, double temperature,
@@ -106,6 +121,160 @@ cdef int chart_workspace_c(const float* scores, int n, double temperature,
 cdef int projective_marginals_c(const float* scores, int n, double temperature,
                                 bint single_root, double* marginals,
                                 double* log_z) noexcept nogil:
+    """The scaled chart where its numbers stay in range, else the log chart."""
+    cdef int rc = _projective_scaled_c(scores, n, temperature, single_root, marginals, log_z)
+    if rc == MARG_OUT_OF_RANGE:
+        rc = _projective_log_c(scores, n, temperature, single_root, marginals, log_z)
+    return rc
+
+
+cdef int _projective_scaled_c(const float* scores, int n, double temperature,
+                              bint single_root, double* marginals,
+                              double* log_z) noexcept nogil:
+    """Inside-outside over Eisner's chart on weights instead of logs: every
+    column (the arcs into one word) is divided by its largest weight, which
+    scales every tree by the same factor (each word has one head), so the
+    weights are at most 1 and a chart cell is a plain sum of products, with
+    no exp or log in the O(n^3) loops. The cells are those of the log chart
+    below, exponentiated; the outside pass is the same derivative. Returns
+    MARG_OUT_OF_RANGE (the caller then uses the log chart) when Z leaves
+    [SCALED_MIN_Z, SCALED_MAX_Z] (very long sentences, very peaked
+    distributions)."""
+    cdef int N, s, t, r, w, start, rc
+    cdef size_t NN
+    cdef double X, g, p, z, shift = 0.0, top
+    cdef double* A
+    cdef double* cr
+    cdef double* cr_t
+    cdef double* cl
+    cdef double* cl_t
+    cdef double* ir
+    cdef double* il_t
+    cdef double* sp
+    cdef double* grads
+    cdef double* gcr
+    cdef double* gcr_t
+    cdef double* gcl
+    cdef double* gcl_t
+    cdef double* gir
+    cdef double* gil_t
+    rc = chart_workspace_c(scores, n, temperature, 8, 6, marginals, log_z, &A, &grads)
+    if rc != MARG_OK or A == NULL:
+        return rc
+    N = n + 1
+    NN = <size_t>N * <size_t>N
+    start = 1 if single_root else 0
+    # Weights, each column divided by its largest one.
+    for t in range(1, N):
+        top = -INFINITY
+        for s in range(N):
+            if A[s * N + t] > top:
+                top = A[s * N + t]
+        if top == -INFINITY:
+            free(A)
+            free(grads)
+            return MARG_OUT_OF_RANGE   # no head for word t: the log chart says so
+        shift += top
+        for s in range(N):
+            A[s * N + t] = exp(A[s * N + t] - top)
+    cr = A + NN
+    cr_t = A + 2 * NN
+    cl = A + 3 * NN
+    cl_t = A + 4 * NN
+    ir = A + 5 * NN
+    il_t = A + 6 * NN
+    sp = A + 7 * NN
+    gcr = grads
+    gcr_t = grads + NN
+    gcl = grads + 2 * NN
+    gcl_t = grads + 3 * NN
+    gir = grads + 4 * NN
+    gil_t = grads + 5 * NN
+    for s in range(N):
+        cr[s * N + s] = 1.0
+        cl[s * N + s] = 1.0
+        cr_t[s * N + s] = 1.0
+        cl_t[s * N + s] = 1.0
+
+    for w in range(1, N):
+        for s in range(start, N - w):
+            t = s + w
+            X = 0.0
+            for r in range(s, t):
+                X += cr[s * N + r] * cl_t[t * N + r + 1]
+            sp[s * N + t] = X
+            ir[s * N + t] = X * A[s * N + t]
+            il_t[t * N + s] = X * A[t * N + s]
+            X = 0.0
+            for r in range(s + 1, t + 1):
+                X += ir[s * N + r] * cr_t[t * N + r]
+            cr[s * N + t] = X
+            cr_t[t * N + s] = X
+            X = 0.0
+            if s > 0:
+                for r in range(s, t):
+                    X += cl[s * N + r] * il_t[t * N + r]
+            cl[s * N + t] = X
+            cl_t[t * N + s] = X
+
+    if single_root:
+        z = 0.0
+        for r in range(1, N):
+            z += A[r] * cl[1 * N + r] * cr[r * N + n]
+    else:
+        z = cr[n]
+    if not (SCALED_MIN_Z <= z <= SCALED_MAX_Z):
+        free(A)
+        free(grads)
+        return MARG_OUT_OF_RANGE
+    if single_root:
+        for r in range(1, N):
+            p = A[r] * cl[1 * N + r] * cr[r * N + n] / z
+            marginals[r] = min(p, 1.0)
+            gcl[1 * N + r] += p
+            gcr_t[n * N + r] += p
+    else:
+        gcr[n] = 1.0
+    log_z[0] = log(z) + shift
+
+    for w in range(N - 1, 0, -1):
+        for s in range(start, N - w):
+            t = s + w
+            X = cl[s * N + t]
+            g = gcl[s * N + t] + gcl_t[t * N + s]
+            if g != 0.0 and X != 0.0:
+                g /= X
+                for r in range(s, t):
+                    p = g * cl[s * N + r] * il_t[t * N + r]
+                    gcl[s * N + r] += p
+                    gil_t[t * N + r] += p
+            X = cr[s * N + t]
+            g = gcr[s * N + t] + gcr_t[t * N + s]
+            if g != 0.0 and X != 0.0:
+                g /= X
+                for r in range(s + 1, t + 1):
+                    p = g * ir[s * N + r] * cr_t[t * N + r]
+                    gir[s * N + r] += p
+                    gcr_t[t * N + r] += p
+            marginals[s * N + t] = min(gir[s * N + t], 1.0)
+            if s > 0:
+                marginals[t * N + s] = min(gil_t[t * N + s], 1.0)
+            X = sp[s * N + t]
+            g = gir[s * N + t] + gil_t[t * N + s]
+            if g != 0.0 and X != 0.0:
+                g /= X
+                for r in range(s, t):
+                    p = g * cr[s * N + r] * cl_t[t * N + r + 1]
+                    gcr[s * N + r] += p
+                    gcl_t[t * N + r + 1] += p
+    free(A)
+    free(grads)
+    return MARG_OK
+
+
+cdef int _projective_log_c(const float* scores, int n, double temperature,
+                           bint single_root, double* marginals,
+                           double* log_z) noexcept nogil:
     cdef int N, s, t, r, w, start, rc
     cdef size_t NN
     cdef double X, g, p, lz, x
@@ -589,7 +758,8 @@ def projective_marginals(scores, temperature=1.0, single_root=True):
     Returns ``(marginals, log_z)``: float64 (n+1, n+1) array with
     ``marginals[h, c] = p(h -> c)`` (column 0 and the diagonal 0, each word's
     column sums to 1), and log Z as a Python float. d log Z / d scores[h, c]
-    = marginals[h, c] / T. Inside-outside over Eisner's chart in log space.
+    = marginals[h, c] / T. Inside-outside over Eisner's chart (on scaled
+    weights, in log space where they leave their range).
     Raises ValueError if every tree uses a forbidden arc.
     """
     return _call(projective_marginals_c, scores, temperature, single_root,
