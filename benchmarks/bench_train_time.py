@@ -109,7 +109,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if missing_dev:
         p.error(f"no dev split (spacy train needs one): {', '.join(missing_dev)}")
     results: Dict[str, Any] = {
-        "command": common.invocation("benchmarks.bench_train_time", argv),
+        "command": common.invocation("bench_train_time", argv),
         "machine": common.machine_info(), "code": common.working_tree_code(),
         "baseline": {"dir": common.rel(baseline),
                      "python": ("the same interpreter" if args.baseline_python == sys.executable

@@ -16,6 +16,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -71,8 +72,9 @@ def rel(path: Path) -> str:
 
 
 def display_command(cmd: Sequence[str]) -> str:
-    shown = ["python" if arg == sys.executable else arg for arg in cmd]
-    return " ".join(shown)
+    """``cmd`` as a shell line (arguments quoted where needed), ``python``
+    for this interpreter."""
+    return " ".join("python" if arg == sys.executable else shlex.quote(str(arg)) for arg in cmd)
 
 
 def module_command(module: str, *args: str) -> List[str]:
