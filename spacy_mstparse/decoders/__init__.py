@@ -44,7 +44,8 @@ from .eisner import eisner
 from .eisner_grandparent import eisner_grandparent, grandparent_tree_score
 from .eisner_second_order import eisner_k_best, eisner_second_order, second_order_tree_score
 from .kbest_spanning_trees import chu_liu_edmonds_k_best
-from .marginals import nonprojective_marginals, projective_marginals
+from .marginals import projective_marginals
+from .marginals_nonprojective import nonprojective_marginals
 from .marginals_second_order import second_order_marginals
 from .second_order_nonprojective import approximate_nonprojective, improve_tree
 from .trees import NoTreeError, is_projective, is_valid_tree, nonprojective_arcs

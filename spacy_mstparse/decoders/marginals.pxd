@@ -1,6 +1,7 @@
 # Exact arc marginals and log partition functions of first-order dependency
 # trees under p(tree) proportional to exp(score(tree) / temperature).
-# C-level API for other Cython modules; see marginals.pyx.
+# C-level API for other Cython modules; see marginals.pyx (the non-projective
+# one: marginals_nonprojective.pxd).
 #
 # scores:    row-major (n+1) x (n+1) float32, scores[h*(n+1)+c] = score of the
 #            arc h -> c, index 0 = artificial root (column 0 and the diagonal
@@ -23,11 +24,19 @@ cdef int projective_marginals_c(const float* scores, int n, double temperature,
                                 bint single_root, double* marginals,
                                 double* log_z) noexcept nogil
 
-# Non-projective trees: matrix-tree theorem (single root: Koo et al. 2007),
-# LU with partial pivoting and the inverse of the Laplacian, O(n^3).
-cdef int nonprojective_marginals_c(const float* scores, int n, double temperature,
-                                   bint single_root, double* marginals,
-                                   double* log_z) noexcept nogil
+# The scores / temperature as doubles (column 0 and the diagonal -inf), or
+# MARG_OVERFLOW if one is NaN or +inf.
+cdef int scaled_scores_c(const float* scores, int N, double temperature,
+                         double* A) noexcept nogil
+
+# A marginals function of this signature (projective_marginals_c,
+# marginals_nonprojective.nonprojective_marginals_c), and its Python call:
+# the scores checked, the function run without the GIL, its error raised.
+ctypedef int (*marginals_fn)(const float* scores, int n, double temperature,
+                             bint single_root, double* marginals,
+                             double* log_z) noexcept nogil
+cdef object call_marginals(marginals_fn fn, object scores, object temperature,
+                           bint single_root, str name)
 
 
 # Shared by the first-order (marginals.pyx) and second-order
