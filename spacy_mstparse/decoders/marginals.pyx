@@ -97,6 +97,46 @@ cdef int chart_workspace_c(const float* scores, int n, double temperature,
 # projective: inside-outside over Eisner's chart
 
 
+cdef struct ProjectiveChart:
+    # cells (a chart of N x N doubles each; *_t the transpose, for rows read
+    # along their other index), as logs or as weights
+    double* cr      # cr[s*N+t]: the complete span s..t headed by s
+    double* cr_t    # cr_t[t*N+s] = cr[s*N+t]
+    double* cl      # cl[s*N+t]: the complete span s..t headed by t
+    double* cl_t
+    double* ir      # ir[s*N+t]: the incomplete span with the arc s -> t
+    double* il_t    # il_t[t*N+s]: the incomplete span with the arc t -> s
+    double* sp      # sp[s*N+t]: the sum over splits r of cr[s, r] and cl[r+1, t]
+    # gradients d log Z / d cell; a cell's total is the sum of its row-major
+    # and transposed accumulators
+    double* gcr
+    double* gcr_t
+    double* gcl
+    double* gcl_t
+    double* gir
+    double* gil_t
+
+
+cdef inline ProjectiveChart projective_chart(double* A, double* grads, int N,
+                                             double single) noexcept nogil:
+    """The cells in chart_workspace_c's memory (A: the scores, then 7
+    charts; grads: 6), the one-word spans set to ``single`` (1 as a weight,
+    0 as a log)."""
+    cdef ProjectiveChart ch
+    cdef size_t NN = <size_t>N * <size_t>N
+    cdef int s
+    ch.cr, ch.cr_t, ch.cl, ch.cl_t = A + NN, A + 2 * NN, A + 3 * NN, A + 4 * NN
+    ch.ir, ch.il_t, ch.sp = A + 5 * NN, A + 6 * NN, A + 7 * NN
+    ch.gcr, ch.gcr_t, ch.gcl = grads, grads + NN, grads + 2 * NN
+    ch.gcl_t, ch.gir, ch.gil_t = grads + 3 * NN, grads + 4 * NN, grads + 5 * NN
+    for s in range(N):
+        ch.cr[s * N + s] = single
+        ch.cl[s * N + s] = single
+        ch.cr_t[s * N + s] = single
+        ch.cl_t[s * N + s] = single
+    return ch
+
+
 cdef int projective_marginals_c(const float* scores, int n, double temperature,
                                 bint single_root, double* marginals,
                                 double* log_z) noexcept nogil:
@@ -120,28 +160,15 @@ cdef int _projective_scaled_c(const float* scores, int n, double temperature,
     [SCALED_MIN_Z, SCALED_MAX_Z] (very long sentences, very peaked
     distributions)."""
     cdef int N, s, t, r, w, start, rc
-    cdef size_t NN
     cdef double X, g, p, z, shift = 0.0, top
     cdef double* A
-    cdef double* cr
-    cdef double* cr_t
-    cdef double* cl
-    cdef double* cl_t
-    cdef double* ir
-    cdef double* il_t
-    cdef double* sp
     cdef double* grads
-    cdef double* gcr
-    cdef double* gcr_t
-    cdef double* gcl
-    cdef double* gcl_t
-    cdef double* gir
-    cdef double* gil_t
+    cdef ProjectiveChart ch
     rc = chart_workspace_c(scores, n, temperature, 8, 6, marginals, log_z, &A, &grads)
     if rc != MARG_OK or A == NULL:
         return rc
     N = n + 1
-    NN = <size_t>N * <size_t>N
+    ch = projective_chart(A, grads, N, 1.0)
     start = 1 if single_root else 0
     # Weights, each column divided by its largest one.
     for t in range(1, N):
@@ -156,96 +183,78 @@ cdef int _projective_scaled_c(const float* scores, int n, double temperature,
         shift += top
         for s in range(N):
             A[s * N + t] = exp(A[s * N + t] - top)
-    cr = A + NN
-    cr_t = A + 2 * NN
-    cl = A + 3 * NN
-    cl_t = A + 4 * NN
-    ir = A + 5 * NN
-    il_t = A + 6 * NN
-    sp = A + 7 * NN
-    gcr = grads
-    gcr_t = grads + NN
-    gcl = grads + 2 * NN
-    gcl_t = grads + 3 * NN
-    gir = grads + 4 * NN
-    gil_t = grads + 5 * NN
-    for s in range(N):
-        cr[s * N + s] = 1.0
-        cl[s * N + s] = 1.0
-        cr_t[s * N + s] = 1.0
-        cl_t[s * N + s] = 1.0
 
     for w in range(1, N):
         for s in range(start, N - w):
             t = s + w
             X = 0.0
             for r in range(s, t):
-                X += cr[s * N + r] * cl_t[t * N + r + 1]
-            sp[s * N + t] = X
-            ir[s * N + t] = X * A[s * N + t]
-            il_t[t * N + s] = X * A[t * N + s]
+                X += ch.cr[s * N + r] * ch.cl_t[t * N + r + 1]
+            ch.sp[s * N + t] = X
+            ch.ir[s * N + t] = X * A[s * N + t]
+            ch.il_t[t * N + s] = X * A[t * N + s]
             X = 0.0
             for r in range(s + 1, t + 1):
-                X += ir[s * N + r] * cr_t[t * N + r]
-            cr[s * N + t] = X
-            cr_t[t * N + s] = X
+                X += ch.ir[s * N + r] * ch.cr_t[t * N + r]
+            ch.cr[s * N + t] = X
+            ch.cr_t[t * N + s] = X
             X = 0.0
             if s > 0:
                 for r in range(s, t):
-                    X += cl[s * N + r] * il_t[t * N + r]
-            cl[s * N + t] = X
-            cl_t[t * N + s] = X
+                    X += ch.cl[s * N + r] * ch.il_t[t * N + r]
+            ch.cl[s * N + t] = X
+            ch.cl_t[t * N + s] = X
 
     if single_root:
         z = 0.0
         for r in range(1, N):
-            z += A[r] * cl[1 * N + r] * cr[r * N + n]
+            z += A[r] * ch.cl[1 * N + r] * ch.cr[r * N + n]
     else:
-        z = cr[n]
+        z = ch.cr[n]
     if not (SCALED_MIN_Z <= z <= SCALED_MAX_Z):
         free(A)
         free(grads)
         return MARG_OUT_OF_RANGE
     if single_root:
         for r in range(1, N):
-            p = A[r] * cl[1 * N + r] * cr[r * N + n] / z
+            p = A[r] * ch.cl[1 * N + r] * ch.cr[r * N + n] / z
             marginals[r] = min(p, 1.0)
-            gcl[1 * N + r] += p
-            gcr_t[n * N + r] += p
+            ch.gcl[1 * N + r] += p
+            ch.gcr_t[n * N + r] += p
     else:
-        gcr[n] = 1.0
+        ch.gcr[n] = 1.0
     log_z[0] = log(z) + shift
 
     for w in range(N - 1, 0, -1):
         for s in range(start, N - w):
             t = s + w
-            X = cl[s * N + t]
-            g = gcl[s * N + t] + gcl_t[t * N + s]
+            X = ch.cl[s * N + t]
+            g = ch.gcl[s * N + t] + ch.gcl_t[t * N + s]
             if g != 0.0 and X != 0.0:
                 g /= X
                 for r in range(s, t):
-                    p = g * cl[s * N + r] * il_t[t * N + r]
-                    gcl[s * N + r] += p
-                    gil_t[t * N + r] += p
-            X = cr[s * N + t]
-            g = gcr[s * N + t] + gcr_t[t * N + s]
+                    p = g * ch.cl[s * N + r] * ch.il_t[t * N + r]
+                    ch.gcl[s * N + r] += p
+                    ch.gil_t[t * N + r] += p
+            X = ch.cr[s * N + t]
+            g = ch.gcr[s * N + t] + ch.gcr_t[t * N + s]
             if g != 0.0 and X != 0.0:
                 g /= X
                 for r in range(s + 1, t + 1):
-                    p = g * ir[s * N + r] * cr_t[t * N + r]
-                    gir[s * N + r] += p
-                    gcr_t[t * N + r] += p
-            marginals[s * N + t] = min(gir[s * N + t], 1.0)
+                    p = g * ch.ir[s * N + r] * ch.cr_t[t * N + r]
+                    ch.gir[s * N + r] += p
+                    ch.gcr_t[t * N + r] += p
+            marginals[s * N + t] = min(ch.gir[s * N + t], 1.0)
             if s > 0:
-                marginals[t * N + s] = min(gil_t[t * N + s], 1.0)
-            X = sp[s * N + t]
-            g = gir[s * N + t] + gil_t[t * N + s]
+                marginals[t * N + s] = min(ch.gil_t[t * N + s], 1.0)
+            X = ch.sp[s * N + t]
+            g = ch.gir[s * N + t] + ch.gil_t[t * N + s]
             if g != 0.0 and X != 0.0:
                 g /= X
                 for r in range(s, t):
-                    p = g * cr[s * N + r] * cl_t[t * N + r + 1]
-                    gcr[s * N + r] += p
-                    gcl_t[t * N + r + 1] += p
+                    p = g * ch.cr[s * N + r] * ch.cl_t[t * N + r + 1]
+                    ch.gcr[s * N + r] += p
+                    ch.gcl_t[t * N + r + 1] += p
     free(A)
     free(grads)
     return MARG_OK
@@ -258,45 +267,16 @@ cdef int _projective_log_c(const float* scores, int n, double temperature,
     cdef size_t NN
     cdef double X, g, p, lz, x
     cdef double* A
-    cdef double* cr     # cr[s*N+t]: log inside of the complete span s..t headed by s
-    cdef double* cr_t   # cr_t[t*N+s] = cr[s*N+t]
-    cdef double* cl     # cl[s*N+t]: complete span s..t headed by t
-    cdef double* cl_t
-    cdef double* ir     # ir[s*N+t]: incomplete span with arc s -> t
-    cdef double* il_t   # il_t[t*N+s]: incomplete span with arc t -> s
-    cdef double* sp     # sp[s*N+t]: log sum over splits of cr[s, r] + cl[r+1, t]
     cdef double* grads
-    cdef double* gcr    # gradients d log Z / d cell; a cell's total is the sum of
-    cdef double* gcr_t  # its row-major and transposed accumulators
-    cdef double* gcl
-    cdef double* gcl_t
-    cdef double* gir
-    cdef double* gil_t
+    cdef ProjectiveChart ch
     cdef double* buf
     rc = chart_workspace_c(scores, n, temperature, 8, 6, marginals, log_z, &A, &grads)
     if rc != MARG_OK or A == NULL:
         return rc
     N = n + 1
     NN = <size_t>N * <size_t>N
-    cr = A + NN
-    cr_t = A + 2 * NN
-    cl = A + 3 * NN
-    cl_t = A + 4 * NN
-    ir = A + 5 * NN
-    il_t = A + 6 * NN
-    sp = A + 7 * NN
     buf = A + 8 * NN
-    gcr = grads
-    gcr_t = grads + NN
-    gcl = grads + 2 * NN
-    gcl_t = grads + 3 * NN
-    gir = grads + 4 * NN
-    gil_t = grads + 5 * NN
-    for s in range(N):
-        cr[s * N + s] = 0.0
-        cl[s * N + s] = 0.0
-        cr_t[s * N + s] = 0.0
-        cl_t[s * N + s] = 0.0
+    ch = projective_chart(A, grads, N, 0.0)
 
     # Inside, by increasing span width. In single-root mode the root (node 0)
     # is handled after the chart.
@@ -305,40 +285,40 @@ cdef int _projective_log_c(const float* scores, int n, double temperature,
         for s in range(start, N - w):
             t = s + w
             for r in range(s, t):
-                buf[r - s] = cr[s * N + r] + cl_t[t * N + r + 1]
+                buf[r - s] = ch.cr[s * N + r] + ch.cl_t[t * N + r + 1]
             X = log_sum_exp(buf, w)
-            sp[s * N + t] = X
-            ir[s * N + t] = X + A[s * N + t]
+            ch.sp[s * N + t] = X
+            ch.ir[s * N + t] = X + A[s * N + t]
             # No arc may enter the root (A's column 0 is -inf).
-            il_t[t * N + s] = X + A[t * N + s]
+            ch.il_t[t * N + s] = X + A[t * N + s]
             for r in range(s + 1, t + 1):
-                buf[r - s - 1] = ir[s * N + r] + cr_t[t * N + r]
+                buf[r - s - 1] = ch.ir[s * N + r] + ch.cr_t[t * N + r]
             X = log_sum_exp(buf, w)
-            cr[s * N + t] = X
-            cr_t[t * N + s] = X
+            ch.cr[s * N + t] = X
+            ch.cr_t[t * N + s] = X
             if s == 0:
                 X = -INFINITY
             else:
                 for r in range(s, t):
-                    buf[r - s] = cl[s * N + r] + il_t[t * N + r]
+                    buf[r - s] = ch.cl[s * N + r] + ch.il_t[t * N + r]
                 X = log_sum_exp(buf, w)
-            cl[s * N + t] = X
-            cl_t[t * N + s] = X
+            ch.cl[s * N + t] = X
+            ch.cl_t[t * N + s] = X
 
     # log Z, and the gradient of the top item(s).
     if single_root:
         for r in range(1, N):
-            buf[r - 1] = A[r] + cl[1 * N + r] + cr[r * N + n]
+            buf[r - 1] = A[r] + ch.cl[1 * N + r] + ch.cr[r * N + n]
         lz = log_sum_exp(buf, n)
         if lz != -INFINITY and isfinite(lz):
             for r in range(1, N):
                 p = exp(buf[r - 1] - lz)
                 marginals[r] = min(p, 1.0)
-                gcl[1 * N + r] += p
-                gcr_t[n * N + r] += p
+                ch.gcl[1 * N + r] += p
+                ch.gcr_t[n * N + r] += p
     else:
-        lz = cr[n]
-        gcr[n] = 1.0
+        lz = ch.cr[n]
+        ch.gcr[n] = 1.0
     if lz == -INFINITY:
         free(A)
         free(grads)
@@ -355,37 +335,37 @@ cdef int _projective_log_c(const float* scores, int n, double temperature,
     for w in range(N - 1, 0, -1):
         for s in range(start, N - w):
             t = s + w
-            X = cl[s * N + t]
-            g = gcl[s * N + t] + gcl_t[t * N + s]
+            X = ch.cl[s * N + t]
+            g = ch.gcl[s * N + t] + ch.gcl_t[t * N + s]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s, t):
-                    x = cl[s * N + r] + il_t[t * N + r] - X
+                    x = ch.cl[s * N + r] + ch.il_t[t * N + r] - X
                     if x > LOG_NEGLIGIBLE:
                         p = g * exp(x)
-                        gcl[s * N + r] += p
-                        gil_t[t * N + r] += p
-            X = cr[s * N + t]
-            g = gcr[s * N + t] + gcr_t[t * N + s]
+                        ch.gcl[s * N + r] += p
+                        ch.gil_t[t * N + r] += p
+            X = ch.cr[s * N + t]
+            g = ch.gcr[s * N + t] + ch.gcr_t[t * N + s]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s + 1, t + 1):
-                    x = ir[s * N + r] + cr_t[t * N + r] - X
+                    x = ch.ir[s * N + r] + ch.cr_t[t * N + r] - X
                     if x > LOG_NEGLIGIBLE:
                         p = g * exp(x)
-                        gir[s * N + r] += p
-                        gcr_t[t * N + r] += p
+                        ch.gir[s * N + r] += p
+                        ch.gcr_t[t * N + r] += p
             # (sums of probabilities can round a hair above 1)
-            marginals[s * N + t] = min(gir[s * N + t], 1.0)
+            marginals[s * N + t] = min(ch.gir[s * N + t], 1.0)
             if s > 0:
-                marginals[t * N + s] = min(gil_t[t * N + s], 1.0)
-            X = sp[s * N + t]
-            g = gir[s * N + t] + gil_t[t * N + s]
+                marginals[t * N + s] = min(ch.gil_t[t * N + s], 1.0)
+            X = ch.sp[s * N + t]
+            g = ch.gir[s * N + t] + ch.gil_t[t * N + s]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s, t):
-                    x = cr[s * N + r] + cl_t[t * N + r + 1] - X
+                    x = ch.cr[s * N + r] + ch.cl_t[t * N + r + 1] - X
                     if x > LOG_NEGLIGIBLE:
                         p = g * exp(x)
-                        gcr[s * N + r] += p
-                        gcl_t[t * N + r + 1] += p
+                        ch.gcr[s * N + r] += p
+                        ch.gcl_t[t * N + r + 1] += p
     free(A)
     free(grads)
     return MARG_OK
