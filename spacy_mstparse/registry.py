@@ -182,8 +182,9 @@ def make_graph_features(
     (Carreras 2007) features, over the same tag rows and weight table.
 
     tag_columns: "upos", "xpos" or "both" (which tags feed the POS templates),
-        or "auto": both when the treebank's XPOS says more than its UPOS, else
-        the one given (chosen at ``initialize``; features/selection.py).
+        or "auto": both when the treebank's XPOS says more than its UPOS
+        (and its FEATS, when the features read them), else the one given
+        (chosen at ``initialize``; features/selection.py).
     use_morph: FEATS features of head and child (Nguyen et al. 2007), in the
         arc features and the labeler: true (every key), false, a list of keys
         (e.g. ["Case", "VerbForm"]), or "auto": the keys that tell the

@@ -50,6 +50,30 @@ def test_xpos_absent_a_copy_or_richer():
     assert chosen["tag_columns"] == "upos"
 
 
+def test_xpos_that_spells_out_the_feats_is_not_read_beside_them():
+    cases = ("Nom", "Acc", "Gen", "Dat")
+    feats = lambda i: f"Case={cases[i // 2 % 4]}|Number=Sing"              # noqa: E731
+    positional = lambda i, u: f"{u[0]}{cases[i // 2 % 4][0]}S"               # noqa: E731
+    chosen, report = choose_features(rows(n=80, xpos=positional, feats=feats))
+    assert report["xpos_bits_given_upos"] > 1.9                         # 2 bits beyond UPOS
+    assert report["xpos_bits_given_upos_feats"] == pytest.approx(0.0, abs=0.05)   # none beyond FEATS
+    assert chosen["tag_columns"] == "upos"
+    # where templates read tags without the FEATS (siblings, from order 2) it is read
+    assert choose_features(rows(n=80, xpos=positional, feats=feats),
+                           feats_in_every_template=False)[0]["tag_columns"] == "both"
+    # without FEATS (absent, or set off) the same XPOS is read
+    assert choose_features(rows(n=80, xpos=positional, feats=feats),
+                           use_morph=False)[0]["tag_columns"] == "both"
+    # reading only Number, the case letters of XPOS say something FEATS do not
+    assert choose_features(rows(n=80, xpos=positional, feats=feats),
+                           use_morph=["Number"])[0]["tag_columns"] == "both"
+    # an XPOS with a distinction of its own (1 bit) beside the FEATS is read
+    finer = lambda i, u: f"{positional(i, u)}{i // 8 % 2}"           # noqa: E731
+    chosen, report = choose_features(rows(n=80, xpos=finer, feats=feats))
+    assert report["xpos_bits_given_upos_feats"] > 0.9
+    assert chosen["tag_columns"] == "both"
+
+
 def test_feats_read_where_the_treebank_has_them():
     assert choose_features(rows())[0]["use_morph"] is True
     sparse = rows(feats=lambda i: "Case=Nom" if i % 10 == 0 else "_")   # 10% of the words
@@ -162,3 +186,19 @@ def test_a_clusters_source_without_the_language_trains_without_them():
     assert parser.encoder.clusters is None and parser.model_features.n_tagsets == 2
     parser.update(examples(nlp))
     assert len(list(nlp.pipe([eg.predicted for eg in examples(nlp)]))) == 3
+
+
+def test_an_xpos_spelling_out_the_feats_is_read_at_second_order_only():
+    """First order reads FEATS wherever it reads tags: such an XPOS adds
+    nothing there; the sibling templates of order 2 read tags alone."""
+    for order, expected in ((1, "upos"), (2, "both")):
+        nlp = spacy.blank("xx")
+        parser = nlp.add_pipe("mst_parser", config={**CONFIG, "order": order})
+        train = examples(nlp)
+        for eg in train:   # XPOS = UPOS + FEATS
+            for doc in (eg.reference, eg.predicted):
+                for token in doc:
+                    token.tag_ = f"{token.pos_}|{token.morph}"
+        nlp.initialize(lambda: train)
+        assert parser.cfg["feature_choice"]["tag_columns"] == expected
+        assert parser.cfg["feature_report"]["xpos_bits_given_upos"] > 0.05

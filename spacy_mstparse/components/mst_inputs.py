@@ -100,14 +100,15 @@ class ParserInputs:
         return {**features.choices(), "cluster_bits": features.cluster_bits}
 
     def choose(self, get_examples: Callable[[], Iterable[Example]], nlp: Optional[Language],
-               name: str, clusters: Optional[str]) -> dict:
-        """Make the ``auto`` choices from the training treebank and read the
-        word clusters; returns the settings to save (``feature_choice``,
-        ``feature_report``)."""
+               name: str, clusters: Optional[str], order: int = 1) -> dict:
+        """Make the ``auto`` choices from the training treebank for a model
+        of ``order`` and read the word clusters; returns the settings to
+        save (``feature_choice``, ``feature_report``)."""
         resolved = self.requested.is_resolved
         given = () if resolved else given_columns(get_examples(), nlp, name)
         rows = () if resolved else token_rows(get_examples())
-        chosen, report = choose_features(rows, available=given, **self.requested.choices())
+        chosen, report = choose_features(rows, available=given, feats_in_every_template=order == 1,
+                                         **self.requested.choices())
         choice = self.use(self.requested.resolve(chosen))
         if self.features.cluster_bits:
             table = load_clusters(clusters or AUTO_CLUSTERS, self.vocab.lang, get_examples, name)

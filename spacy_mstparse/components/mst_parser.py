@@ -146,7 +146,7 @@ class MSTParser(DependencyPipe):
         start from zero weights and give the learner the gold trees. clusters: a
         Brown clusters paths file, "spacy-lookups-data" or "auto" (mst_inputs.py)."""
         validate_get_examples(get_examples, "MSTParser.initialize")
-        self.cfg.update(self.inputs.choose(get_examples, nlp, self.name, clusters))
+        self.cfg.update(self.inputs.choose(get_examples, nlp, self.name, clusters, self.order))
         label_list, root_label = self.label_census(get_examples(), labels)
         self.cfg.update(labels=label_list, root_label=root_label,
                         labeler_version=GraphModel.LATEST_LABELER)

@@ -8,8 +8,16 @@ words (spaCy-free: the caller gives one ``TokenRow`` per word), and the
 choice is saved with the model:
 
 * ``tag_columns``: both UPOS and XPOS when XPOS is given on most words and
-  says more than UPOS (H(XPOS | UPOS) of at least ``XPOS_MIN_BITS``), else UPOS
-  alone (or XPOS alone when only it is given).
+  says more than UPOS (H(XPOS | UPOS) of at least ``XPOS_MIN_BITS``) and, when
+  every template that reads tags reads FEATS too (first order, with FEATS),
+  more than UPOS and FEATS together: H(XPOS | UPOS, FEATS) of at least
+  ``XPOS_MIN_BITS`` and of ``XPOS_MIN_SHARE_BEYOND_FEATS`` of H(XPOS | UPOS).
+  Else UPOS alone (or XPOS alone when only it is given). A positional XPOS
+  that spells out the FEATS (Czech: 2.93 bits beyond UPOS, 0.05 beyond UPOS
+  and FEATS) only doubles the first-order templates: on Czech CLTT dev it
+  cost 0.43 UAS / 0.42 LAS and 1.4x the training time. The sibling
+  templates of second order read tags and no FEATS: there such an XPOS
+  gave +0.27 / +0.23 (BENCHMARKS.md, "Languages").
 * ``use_morph``: every FEATS key when FEATS are given on at least
   ``FEATS_MIN_SHARE`` of the words (punctuation and particles have none).
   On the four treebanks tried, every key did as well as or better than the
@@ -30,6 +38,7 @@ from collections import Counter
 from typing import Iterable, List, NamedTuple, Optional, Tuple
 
 XPOS_MIN_BITS = 0.05     # H(XPOS | UPOS) below this: XPOS is (nearly) a copy of UPOS
+XPOS_MIN_SHARE_BEYOND_FEATS = 0.1   # of H(XPOS | UPOS) left once FEATS are read too
 FEATS_MIN_SHARE = 0.2    # share of words with FEATS for the column to count as given
 LEMMA_MIN_SHARE = 0.2    # share of words whose lemma differs from the lower-cased form
 GIVEN_MIN_SHARE = 0.5    # a tag or lemma column is given when filled on this share of words
@@ -66,17 +75,36 @@ def conditional_entropy(pairs: Counter) -> float:
     return _entropy(pairs.values(), total) - _entropy(totals.values(), total)
 
 
-def choose_tag_columns(rows: List[TokenRow], available=COLUMNS) -> Tuple[str, dict]:
+def choose_tag_columns(rows: List[TokenRow], available=COLUMNS,
+                       morph=False) -> Tuple[str, dict]:
+    """The tag columns to read (``tag_columns``) and the counts behind the
+    choice. morph: the FEATS every template reading tags reads too (False:
+    none, True: all, else the keys read)."""
     n = len(rows)
     has_upos = "POS" in available and sum(r.upos not in EMPTY for r in rows) >= GIVEN_MIN_SHARE * n
     has_xpos = "TAG" in available and sum(r.xpos not in EMPTY for r in rows) >= GIVEN_MIN_SHARE * n
     xpos_bits = conditional_entropy(Counter((r.upos, r.xpos) for r in rows))
+    stats = {"xpos_given": has_xpos, "upos_given": has_upos,
+             "xpos_bits_given_upos": round(xpos_bits, 4)}
+    informative = xpos_bits >= XPOS_MIN_BITS
+    if morph is not False:
+        keys = morph_key_set(morph)
+        beyond = conditional_entropy(Counter(((r.upos, _feats_read(r.feats, keys)), r.xpos)
+                                             for r in rows))
+        stats["xpos_bits_given_upos_feats"] = round(beyond, 4)
+        informative &= beyond >= max(XPOS_MIN_BITS, XPOS_MIN_SHARE_BEYOND_FEATS * xpos_bits)
     if has_upos and has_xpos:
-        choice = "both" if xpos_bits >= XPOS_MIN_BITS else "upos"
+        choice = "both" if informative else "upos"
     else:
         choice = "xpos" if has_xpos and not has_upos else "upos"
-    return choice, {"xpos_given": has_xpos, "upos_given": has_upos,
-                    "xpos_bits_given_upos": round(xpos_bits, 4)}
+    return choice, stats
+
+
+def _feats_read(feats: str, keys: Optional[frozenset]) -> str:
+    """The pairs of a FEATS string the features read (``keys`` None: all)."""
+    if feats in EMPTY or keys is None:
+        return feats
+    return "|".join(kv for kv in feats.split("|") if kv.split("=", 1)[0] in keys)
 
 
 def choose_morph(rows: List[TokenRow]) -> Tuple[bool, dict]:
@@ -96,22 +124,26 @@ def choose_lemma(rows: List[TokenRow]) -> Tuple[bool, dict]:
 
 
 def choose_features(rows: Iterable[TokenRow], tag_columns="auto", use_morph="auto",
-                    lemma="auto", available=COLUMNS) -> Tuple[dict, dict]:
+                    lemma="auto", available=COLUMNS,
+                    feats_in_every_template: bool = True) -> Tuple[dict, dict]:
     """Resolve the ``auto`` settings from the training words.
 
     available: the columns the parser will be given when it parses (of
         ``COLUMNS``); the others are not chosen.
+    feats_in_every_template: every template that reads tags reads the FEATS
+        too (first order; not the sibling templates of order 2 and 3).
     Returns the concrete settings (``tag_columns``; ``use_morph``: bool or a
     list of keys; ``lemma``: bool) and a report of the counts behind them
     (saved with the model). Settings that are not ``auto`` are kept as given.
     """
     rows = list(rows)
     report: dict = {"words": len(rows), "not_given": sorted(COLUMNS - set(available))}
-    if tag_columns == "auto":
-        tag_columns, stats = choose_tag_columns(rows, available)
-        report.update(stats)
-    if use_morph == "auto":
+    if use_morph == "auto":   # first: whether XPOS adds to them decides tag_columns
         use_morph, stats = choose_morph(rows) if "MORPH" in available else (False, {})
+        report.update(stats)
+    if tag_columns == "auto":
+        tag_columns, stats = choose_tag_columns(
+            rows, available, use_morph if feats_in_every_template else False)
         report.update(stats)
     if lemma == "auto":
         lemma, stats = choose_lemma(rows) if "LEMMA" in available else (False, {})
