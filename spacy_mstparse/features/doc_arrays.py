@@ -23,7 +23,7 @@ from spacy.tokens import Doc
 from .clusters import ClusterTable, path_text
 from ..tag_columns import TAG_COLUMN_ATTRS
 from .config import check_tag_columns
-from .selection import morph_key_set
+from .selection import feats_read, morph_key_set
 from .sentence import ROOT_TAG, ROOT_WORD, Sentence
 
 # The attribute ids each tag column setting reads.
@@ -219,8 +219,6 @@ class SentenceEncoder:
         cached = self._morphs.get(morph_id)
         if cached is None:
             text = strings[morph_id] if morph_id and morph_id in strings else ""
-            keys = self.morph_keys
-            cached = tuple(get_string_id(f) for f in text.split("|") if f and f != "_"
-                           and (keys is None or f.split("=", 1)[0] in keys))
+            cached = tuple(get_string_id(f) for f in feats_read(text, self.morph_keys))
             self._morphs[morph_id] = cached
         return cached

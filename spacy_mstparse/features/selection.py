@@ -89,7 +89,7 @@ def choose_tag_columns(rows: List[TokenRow], available=COLUMNS,
     informative = xpos_bits >= XPOS_MIN_BITS
     if morph is not False:
         keys = morph_key_set(morph)
-        beyond = conditional_entropy(Counter(((r.upos, _feats_read(r.feats, keys)), r.xpos)
+        beyond = conditional_entropy(Counter(((r.upos, "|".join(feats_read(r.feats, keys))), r.xpos)
                                              for r in rows))
         stats["xpos_bits_given_upos_feats"] = round(beyond, 4)
         informative &= beyond >= max(XPOS_MIN_BITS, XPOS_MIN_SHARE_BEYOND_FEATS * xpos_bits)
@@ -100,11 +100,11 @@ def choose_tag_columns(rows: List[TokenRow], available=COLUMNS,
     return choice, stats
 
 
-def _feats_read(feats: str, keys: Optional[frozenset]) -> str:
-    """The pairs of a FEATS string the features read (``keys`` None: all)."""
-    if feats in EMPTY or keys is None:
-        return feats
-    return "|".join(kv for kv in feats.split("|") if kv.split("=", 1)[0] in keys)
+def feats_read(feats: str, keys: Optional[frozenset]) -> List[str]:
+    """The attribute=value pairs of a FEATS string ("Case=Nom|Number=Sing")
+    that the features read: those of ``keys`` (None: all)."""
+    return [kv for kv in feats.split("|") if kv and kv != "_"
+            and (keys is None or kv.split("=", 1)[0] in keys)]
 
 
 def choose_morph(rows: List[TokenRow]) -> Tuple[bool, dict]:
