@@ -25,8 +25,9 @@ from .learners import MIRA, PassiveAggressive, Pegasos, Perceptron
 from .learners.pegasos import DEFAULT_LAM as PEGASOS_LAM
 from .setting_types import (
     TABLE_SIZE, config_errors, constrained, int_in, non_negative_int, number_in, one_of,
-    positive_int, positive_number,
+    positive_int, positive_number, unit_share,
 )
+from .tokenizer_cases import MIN_SHARE, add_special_cases, learn_special_cases
 
 for _name in ("mst_learners", "mst_features"):
     if not hasattr(spacy.registry, _name):
@@ -277,3 +278,27 @@ def make_calibrate_before_to_disk_v2(dev_corpus: str = "corpora.dev",
             nlp.evaluate(list(corpus(nlp)))
         return trimmed_for_saving(nlp) if trim_strings else nlp
     return before_to_disk
+
+
+@spacy.registry.callbacks("spacy_mstparse.tokenizer_cases_from_treebank.v1")
+def make_tokenizer_cases_from_treebank(train_corpus: str = "corpora.train",
+                                       min_share: unit_share = MIN_SHARE):
+    """``[initialize] after_init``: give the tokenizer, as special cases, the
+    treebank's split of every space-free string of the training corpus that
+    its rules split otherwise (``tokenizer_cases``), so that raw text is
+    cut into the treebank's words where training showed them."""
+    def after_init(nlp):
+        from spacy.training import Corpus
+        from spacy.training.corpus import walk_corpus
+        from spacy.util import resolve_dot_names
+        from wasabi import msg
+
+        corpus, = resolve_dot_names(nlp.config.interpolate(), [train_corpus])
+        docs = (corpus.read_docbin(nlp.vocab, walk_corpus(corpus.path, ".spacy"))
+                if isinstance(corpus, Corpus) else (eg.reference for eg in corpus(nlp)))
+        cases = learn_special_cases(nlp.tokenizer, docs, min_share)
+        add_special_cases(nlp.tokenizer, cases)
+        msg.info(f"Tokenizer: {len(cases)} special cases learned from the training "
+                 f"treebank's words ({train_corpus})")
+        return nlp
+    return after_init
