@@ -199,7 +199,8 @@ ABLATION_NAMES = {"mst-o1-eisner": "decoder chosen from the treebank (vs always 
 
 def gain_table(results: Dict[str, Any]) -> List[str]:
     """Markdown lines: the UAS / LAS each ablated feature adds (the full
-    system minus the ablation), dev and test, per treebank."""
+    system minus the ablation), dev and test, per treebank; only where both
+    come from the same run (``results_file`` of a merge)."""
     lines = ["", "| gain of | treebank | dev UAS / LAS | test UAS / LAS |", "| --- | --- | --- | --- |"]
     found = False
     for ablation, label in ABLATION_NAMES.items():
@@ -208,6 +209,8 @@ def gain_table(results: Dict[str, Any]) -> List[str]:
             full, ablated = runs.get(ABLATIONS[ablation]["of"]), runs.get(ablation)
             if not full or not ablated or full.get("error") or ablated.get("error"):
                 continue
+            if full.get("results_file") != ablated.get("results_file"):
+                continue  # merged from different runs (code, load): not a like-for-like gain
             cells = []
             for split in ("dev", "test"):
                 a, b = full.get(split), ablated.get(split)
@@ -420,10 +423,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         runs = [json.loads(path.read_text()) for path in args.merge]
         merged = dict(runs[0], command=common.invocation("bench_languages", argv),
                       merged_from=[common.rel(path) for path in args.merge], treebanks={})
-        for run in runs:
+        for path, run in zip(args.merge, runs):
             for name, treebank in run["treebanks"].items():
                 merged["treebanks"].setdefault(name, dict(treebank, systems={}))
-                merged["treebanks"][name]["systems"].update(treebank["systems"])
+                merged["treebanks"][name]["systems"].update(
+                    {system: dict(result, results_file=result.get("results_file", common.rel(path)))
+                     for system, result in treebank["systems"].items()})
         common.finish_results(merged, args.output, markdown_table(merged, published), markdown)
         return 0
     results: Dict[str, Any] = {

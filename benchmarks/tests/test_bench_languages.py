@@ -151,6 +151,13 @@ def test_gains_of_ablated_features():
     assert "| FEATS | cs_cltt | +0.50 / +2.00 | -0.25 / -0.50 |" in lines
     assert not any("clusters" in line for line in lines)   # no mst-o2 run to compare with
     assert bl.gain_table({"treebanks": {}}) == []
+    # merged from two results files: not compared
+    systems = results["treebanks"]["cs_cltt"]["systems"]
+    systems["mst-o1-eisner"]["results_file"] = "a.json"
+    systems["mst-o1-nomorph"]["results_file"] = "b.json"
+    assert bl.gain_table(results) == []
+    systems["mst-o1-nomorph"]["results_file"] = "a.json"
+    assert "| FEATS | cs_cltt | +0.50 / +2.00 | -0.25 / -0.50 |" in bl.gain_table(results)
 
 
 def test_published_figures_name_their_source_and_modes():
