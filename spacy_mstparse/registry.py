@@ -286,13 +286,19 @@ def make_tokenizer_cases_from_treebank(train_corpus: str = "corpora.train",
     """``[initialize] after_init``: give the tokenizer, as special cases, the
     treebank's split of every space-free string of the training corpus that
     its rules split otherwise (``tokenizer_cases``), so that raw text is
-    cut into the treebank's words where training showed them."""
+    cut into the treebank's words where training showed them. A language
+    whose tokenizer takes no special cases (Chinese, Japanese, ...) keeps
+    its own segmentation, said in one line."""
     def after_init(nlp):
         from spacy.training import Corpus
         from spacy.training.corpus import walk_corpus
         from spacy.util import resolve_dot_names
         from wasabi import msg
 
+        if not hasattr(nlp.tokenizer, "add_special_case"):
+            msg.info(f"Tokenizer: {type(nlp.tokenizer).__name__} ('{nlp.lang}') takes no special "
+                     "cases; raw text keeps its segmentation")
+            return nlp
         corpus, = resolve_dot_names(nlp.config.interpolate(), [train_corpus])
         docs = (corpus.read_docbin(nlp.vocab, walk_corpus(corpus.path, ".spacy"))
                 if isinstance(corpus, Corpus) else (eg.reference for eg in corpus(nlp)))

@@ -91,3 +91,16 @@ def test_tagged_config_learns_the_cases_at_initialize_and_saves_them(tmp_path):
     loaded = spacy.load(tmp_path / "pipeline")
     for text, words in expected.items():
         assert tuple(t.text for t in loaded.tokenizer(text)) == words, text
+
+
+def test_a_tokenizer_without_special_cases_keeps_its_segmentation(capsys):
+    """Chinese's tokenizer takes no special cases: the callback says so and
+    leaves the pipeline as it is (no corpus is read)."""
+    from spacy_mstparse.registry import make_tokenizer_cases_from_treebank
+
+    nlp = spacy.blank("zh")
+    assert not hasattr(nlp.tokenizer, "add_special_case")
+    before = [t.text for t in nlp("我们去北京。")]
+    assert make_tokenizer_cases_from_treebank()(nlp) is nlp
+    assert [t.text for t in nlp("我们去北京。")] == before
+    assert "takes no special cases" in capsys.readouterr().out
