@@ -25,7 +25,7 @@ from typing import Dict, Iterable, Iterator, List, Sequence, Tuple
 from spacy.symbols import ORTH
 from spacy.tokens import Doc
 
-from .corpus.conll_reader import USER_DATA_KEY
+from .corpus.conll import stored_sentences
 
 # A string's split is learned when the treebank splits it so in at least this
 # share of its occurrences.
@@ -37,15 +37,14 @@ def word_pieces(doc: Doc) -> List[Tuple[str, bool]]:
     except that the words of a multiword token that do not spell it out
     are replaced by the token's own form (``doc.user_data``)."""
     words = [(t.text, bool(t.whitespace_)) for t in doc]
-    stored = doc.user_data.get(USER_DATA_KEY) or {}
-    sents = stored.get("sents") or ()
-    if sum(s.get("n_words", 0) for s in sents) != len(doc):
+    sents = stored_sentences(doc)
+    if sents is None:
         return words  # no sentence records that fit the Doc: its tokens as they are
     out: List[Tuple[str, bool]] = []
     offset = 0
     for sent in sents:
         ranges = {m["start"] + offset - 1: m for m in sent.get("mwts") or ()}
-        i, end = offset, offset + sent["n_words"]
+        i, end = offset, offset + int(sent["n_words"])
         while i < end:
             mwt = ranges.get(i)
             if mwt is None:

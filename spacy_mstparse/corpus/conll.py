@@ -91,6 +91,7 @@ from .conll_reader import (
 from .conll_writer import (
     InvalidTreeError,
     sentence_bounds,
+    stored_sentences,
     doc_to_conllu,
     docs_to_conllu,
     write_conllu,
@@ -100,6 +101,7 @@ __all__ = [
     "ConllFormatError",
     "EmptyInputError",
     "USER_DATA_KEY",
+    "stored_sentences",
     "NEWDOC_ID_KEY",
     "FORMATS",
     "CONLLU_COLUMNS",

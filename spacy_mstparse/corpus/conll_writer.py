@@ -19,7 +19,7 @@ class InvalidTreeError(ValueError):
     found while writing CoNLL-U."""
 
 
-def _stored_sentences(doc: Doc) -> Optional[List[Dict[str, Any]]]:
+def stored_sentences(doc: Doc) -> Optional[List[Dict[str, Any]]]:
     """The sentences kept in user_data, if they still describe this Doc."""
     data = doc.user_data.get(USER_DATA_KEY)
     if not isinstance(data, dict):
@@ -41,7 +41,7 @@ def sentence_bounds(doc: Doc) -> List[Tuple[int, int]]:
     else (no sentence starts and no dependencies) the whole Doc."""
     if len(doc) == 0:
         return []
-    stored = _stored_sentences(doc)
+    stored = stored_sentences(doc)
     if stored is not None:
         bounds = []
         start = 0
@@ -159,7 +159,7 @@ def _id_list(ids: List[int], limit: int = 10) -> str:
 def _render_doc(
     doc: Doc, enhanced_deps: bool, check_trees: bool, first_number: int, sent_id_prefix: str = ""
 ) -> Tuple[str, int]:
-    stored = _stored_sentences(doc)
+    stored = stored_sentences(doc)
     newdoc_id = doc.user_data.get(NEWDOC_ID_KEY) if stored is None else None
     blocks = []
     bounds = sentence_bounds(doc)
