@@ -518,6 +518,17 @@ def test_gold_annotations_corpus_tokenizer_tokens(tmp_path):
     (eg,) = list(reader(tmp_path / "t.spacy")(nlp))
     assert [t.text for t in eg.predicted] == [t.text for t in doc]
 
+    # with gold tokens the text is never tokenized (the words are the reference's)
+    def no_tokenizer(text):
+        raise AssertionError(f"tokenized {text!r}")
+
+    nlp.tokenizer = no_tokenizer
+    (eg,) = list(reader(tmp_path / "t.spacy")(nlp))
+    assert [t.text for t in eg.predicted] == [t.text for t in doc]
+    assert [t.pos_ for t in eg.predicted] == [t.pos_ for t in doc]
+    with pytest.raises(AssertionError, match="tokenized"):
+        list(reader(tmp_path / "t.spacy", gold_tokens=False)(nlp))
+
 
 # ---------------------------------------------------------------------------
 # DEPS, CoNLL-X vs CoNLL-U, empty input, tree checks in the writer

@@ -19,7 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-from spacy.attrs import SENT_START
+from spacy.attrs import DEP, HEAD, ORTH, SENT_START
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -30,6 +30,10 @@ from ..corpus.conll import doc_label
 from ..features.doc_arrays import SentenceEncoder
 from . import serialization
 from .serialization import ModelDataError
+
+# The DEP id of a token without an annotated head (spaCy: Token.has_head()
+# is dep != 0).
+MISSING_DEP = 0
 
 # Tokens after which the fallback sentence splitter ends a sentence.
 SENTENCE_FINAL = frozenset([".", "!", "?", "...", "…", "!!", "??", "?!", "!?"])
@@ -185,44 +189,31 @@ class DependencyPipe(serialization.PartsSerializer, Pipe):
         ref = eg.reference
         if not ref.has_annotation("DEP"):
             return
-        if len(eg.predicted) != len(ref) or any(
-            p.text != r.text for p, r in zip(eg.predicted, ref)
-        ):
+        if len(eg.predicted) != len(ref) or not numpy.array_equal(
+                eg.predicted.to_array(ORTH), ref.to_array(ORTH)):
             self._warn_once(
                 "tokenization",
                 f"[{self.name}] skipping training documents whose tokenization differs from "
                 f"the reference: {self.name} trains on gold-tokenized text",
             )
             return
-        known = [token.has_head() for token in ref]
-        if partial and not all(known):
+        columns = ref.to_array([HEAD, DEP])
+        positions = numpy.arange(len(ref), dtype="int64")
+        head_of = positions + columns[:, 0].astype("int64")   # HEAD is an offset
+        dep_ids = columns[:, 1]
+        known = dep_ids != MISSING_DEP                          # Token.has_head()
+        if partial and not known.all():
             spans = ([(sent.start, sent.end) for sent in eg.predicted.sents]
                      if eg.predicted.has_annotation("SENT_START") else [(0, len(ref))])
         else:
             spans = [(sent.start, sent.end) for sent in ref.sents]
         for start, end in spans:
-            if partial and not any(known[start:end]):
+            sent_known = known[start:end]
+            if partial and not sent_known.any():
                 continue
-            sent = ref[start:end]
-            heads = numpy.full(end - start + 1, -1, dtype="int32")
-            deps: List[str] = [""] * (end - start + 1)
-            ok = True
-            for i, token in enumerate(sent, 1):
-                if not token.has_head():
-                    if partial:
-                        continue
-                    ok = False
-                    break
-                h = token.head.i
-                if h == token.i:
-                    heads[i] = 0
-                elif start <= h < end:
-                    heads[i] = h - start + 1
-                else:
-                    ok = False
-                    break
-                deps[i] = doc_label(token.dep_)  # a gold "root" (old DocBins) as "ROOT"
-            if not ok:
+            h = head_of[start:end]
+            if not (partial or sent_known.all()) or not (
+                    (h[sent_known] >= start) & (h[sent_known] < end)).all():
                 self._warn_once(
                     "partial",
                     f"[{self.name}] skipping gold sentences with "
@@ -230,7 +221,25 @@ class DependencyPipe(serialization.PartsSerializer, Pipe):
                     + "heads outside the sentence",
                 )
                 continue
+            heads = numpy.full(end - start + 1, -1, dtype="int32")
+            heads[1:][sent_known] = numpy.where(h == positions[start:end], 0,
+                                                h - start + 1)[sent_known]
+            deps: List[str] = [""] + [self._dep_label(d, ref) if k else ""
+                                      for d, k in zip(dep_ids[start:end].tolist(),
+                                                      sent_known.tolist())]
             yield start, heads, deps
+
+    _dep_labels: Dict[int, str] = {}
+
+    @classmethod
+    def _dep_label(cls, dep_id: int, doc: Doc) -> str:
+        """The label of a DEP id as ``doc_label`` reads it (a gold "root" of
+        old DocBins as "ROOT"); ids are hashes of the strings, so the cache
+        holds across vocabs."""
+        label = cls._dep_labels.get(dep_id)
+        if label is None:
+            label = cls._dep_labels[dep_id] = doc_label(doc.vocab.strings[dep_id])
+        return label
 
     @property
     def tag_attrs(self) -> Tuple[str, ...]:

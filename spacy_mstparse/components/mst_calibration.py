@@ -55,33 +55,37 @@ class Scored(NamedTuple):
     tags: List[str]               # the words' coarse tags (token.pos_)
 
 
-def _scored_doc(pipe, doc: Doc, heads: Sequence[Optional[int]],
-                deps: Sequence[Optional[str]]) -> List[Scored]:
-    """The chunks of a parsed ``doc`` given the gold head (token index) and
-    label of each of its tokens (None: unknown)."""
+def _scored_docs(pipe, parsed: Sequence[Tuple[Doc, Sequence[Optional[int]],
+                                                Sequence[Optional[str]]]]) -> List[Scored]:
+    """The chunks of the parsed docs of ``parsed`` (doc, the gold head
+    (token index) and the gold label of each of its tokens, None: unknown),
+    the docs encoded together."""
     # labels as the Doc says them (a model's "root" is "ROOT" there)
     label_ids = {doc_label(label): i for i, label in enumerate(pipe.cfg["labels"])}
-    chunks = pipe.chunk_spans(pipe.sentence_spans(doc))
-    sentences = pipe.encoder.encode(doc, [(s, e) for s, e, _ in chunks])
+    chunked = [(doc, heads, deps, pipe.chunk_spans(pipe.sentence_spans(doc)))
+               for doc, heads, deps in parsed]
+    encoded = pipe.encoder.encode_docs([(doc, [(s, e) for s, e, _ in chunks])
+                                        for doc, _, _, chunks in chunked])
     out = []
-    for (start, end, _), sentence in zip(chunks, sentences):
-        gold = numpy.full(end - start + 1, -1, dtype="int32")
-        gold_labels = numpy.full(end - start + 1, -1, dtype="int32")
-        for c, i in enumerate(range(start, end), 1):
-            h = heads[i]
-            if h is None:
-                gold[c] = UNKNOWN
-            else:
-                gold[c] = 0 if h == i else (h - start + 1 if start <= h < end else OUTSIDE)
-            gold_labels[c] = (UNKNOWN if deps[i] is None
-                              else label_ids.get(doc_label(deps[i]), OUTSIDE))
-        if (gold[1:] == UNKNOWN).all():
-            continue
-        factors = pipe.graph.scores(sentence)
-        predicted = pipe.graph.decode(factors)[0]
-        labels = pipe.graph.label(sentence, predicted)
-        out.append(Scored(sentence, factors.arc, factors.sib, gold, predicted, labels,
-                          gold_labels, [t.pos_ for t in doc[start:end]]))
+    for (doc, heads, deps, chunks), sentences in zip(chunked, encoded):
+        for (start, end, _), sentence in zip(chunks, sentences):
+            gold = numpy.full(end - start + 1, -1, dtype="int32")
+            gold_labels = numpy.full(end - start + 1, -1, dtype="int32")
+            for c, i in enumerate(range(start, end), 1):
+                h = heads[i]
+                if h is None:
+                    gold[c] = UNKNOWN
+                else:
+                    gold[c] = 0 if h == i else (h - start + 1 if start <= h < end else OUTSIDE)
+                gold_labels[c] = (UNKNOWN if deps[i] is None
+                                  else label_ids.get(doc_label(deps[i]), OUTSIDE))
+            if (gold[1:] == UNKNOWN).all():
+                continue
+            factors = pipe.graph.scores(sentence)
+            predicted = pipe.graph.decode(factors)[0]
+            labels = pipe.graph.label(sentence, predicted)
+            out.append(Scored(sentence, factors.arc, factors.sib, gold, predicted, labels,
+                              gold_labels, [t.pos_ for t in doc[start:end]]))
     return out
 
 
@@ -89,23 +93,16 @@ def scored_examples(pipe, examples: Iterable[Example]) -> List[Scored]:
     """Every chunk of the examples' predicted docs with a gold head (the
     reference's, aligned to the predicted tokens)."""
     pipe.prediction_weights()
-    out = []
-    for eg in examples:
-        if not eg.reference.has_annotation("DEP"):
-            continue
-        heads, deps = eg.get_aligned_parse(projectivize=False)
-        out.extend(_scored_doc(pipe, eg.predicted, heads, deps))
-    return out
+    return _scored_docs(pipe, [(eg.predicted, *eg.get_aligned_parse(projectivize=False))
+                               for eg in examples if eg.reference.has_annotation("DEP")])
 
 
 def scored_docs(pipe, gold_docs: Sequence[Doc], docs: Sequence[Doc]) -> List[Scored]:
     """Every chunk of ``docs`` (the gold docs' words, annotated by the
     pipeline before the parser) with the gold docs' trees."""
     pipe.prediction_weights()
-    out = []
-    for gold, doc in zip(gold_docs, docs):
-        out.extend(_scored_doc(pipe, doc, [t.head.i for t in gold], [t.dep_ for t in gold]))
-    return out
+    return _scored_docs(pipe, [(doc, [t.head.i for t in gold], [t.dep_ for t in gold])
+                               for gold, doc in zip(gold_docs, docs)])
 
 
 def head_probabilities(items: Sequence[Scored], temperature, projective: bool):

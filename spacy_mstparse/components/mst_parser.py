@@ -169,9 +169,11 @@ class MSTParser(DependencyPipe):
                           labeler_version=self.cfg.get("labeler_version", 1))
 
     def training_sentences(self, examples, check_tags: bool = True):
-        """(Sentence, gold heads, gold label ids) of every usable reference sentence."""
+        """(Sentence, gold heads, gold label ids) of every usable reference
+        sentence; the docs of ``examples`` are encoded together."""
         label_ids = {label: i for i, label in enumerate(self.cfg["labels"])}
         limit = self.cfg["max_sentence_length"]
+        usable = []
         for eg in examples:
             gold = []
             for start, heads, deps in self.gold_sentences(eg):
@@ -184,8 +186,12 @@ class MSTParser(DependencyPipe):
                 continue
             if check_tags:
                 self.check_tags(eg.predicted)
-            bounds = [(start, start + len(heads) - 1) for start, heads, _ in gold]
-            for sentence, (_, heads, deps) in zip(self.encoder.encode(eg.predicted, bounds), gold):
+            usable.append((eg.predicted, gold))
+        encoded = self.encoder.encode_docs(
+            [(doc, [(start, start + len(heads) - 1) for start, heads, _ in gold])
+             for doc, gold in usable])
+        for (_, gold), sentences in zip(usable, encoded):
+            for sentence, (_, heads, deps) in zip(sentences, gold):
                 labels = numpy.array([-1] + [label_ids.get(d, -1) for d in deps[1:]], dtype="int32")
                 yield sentence, heads, labels
 

@@ -132,6 +132,11 @@ class GoldAnnotationsCorpus(Corpus):
             )
             yield Example(predicted, example.reference)
 
+    def _make_example(self, nlp: Language, reference: Doc, gold_preproc: bool) -> Example:
+        # With gold_tokens the predicted doc is rebuilt on the reference's
+        # words anyway: spaCy's example on those words, without tokenizing.
+        return super()._make_example(nlp, reference, gold_preproc or self.gold_tokens)
+
     def read_docbin(self, vocab: Vocab, locs: Iterable[Union[str, Path]]) -> Iterator[Doc]:
         """Like ``Corpus.read_docbin``, with user_data decoded quickly."""
         i = 0
