@@ -27,8 +27,8 @@ def encoded(sample_train):
     return encode_sentences(sample_train, 60)
 
 
-def new_model(labels, order=1, decoder="eisner"):
-    return GraphModel(FeatureConfig("both", False, 2**16, True), order=order, decoder=decoder,
+def new_model(labels, order=1, decoder="eisner", n_buckets=2**16):
+    return GraphModel(FeatureConfig("both", False, n_buckets, True), order=order, decoder=decoder,
                       labels=labels, root_label="root", label_buckets=2**10)
 
 
@@ -73,17 +73,27 @@ def test_parallel_constraints_equal_serial_ones(encoded, order, decoder, make):
         assert parallel[-1][1] is not None and (parallel[-1][1][2::2] == partial[2::2]).all()
 
 
-def test_decode_for_training_against_the_python_path(encoded):
+@pytest.mark.parametrize("n_buckets", [2**16, 2**23])
+def test_decode_for_training_against_the_python_path(encoded, n_buckets):
     """The C stage alone: k best loss-augmented trees and update vectors,
-    against scores + ``add_hamming_loss`` + decode + ``sparse_difference``."""
+    against scores + ``add_hamming_loss`` + decode + ``sparse_difference``
+    (ids of two and of three radix digits; short and long difference lists)."""
     data, labels = encoded
-    model = new_model(labels)
+    model = new_model(labels, n_buckets=n_buckets)
     rng = np.random.default_rng(1)
     weights = rng.normal(size=model.n_arc_weights).astype("float32")
     items = [(s, h) for s, h, _ in data[:12]]
-    got = decode_for_training([s for s, _ in items], [h for _, h in items], model,
-                              weights, 0.5, 4, True, 2)
-    for (sentence, heads), (trees, n_wrong, diffs) in zip(items, got):
+    # weights far from the gold trees (most heads wrong), and close to them
+    # (the runner-up trees differ from gold in an arc or two)
+    near = weights * 0.01
+    for sentence, heads in items:
+        near[model.first_order.tree_features(sentence, heads)] += 1.0
+    runs = [(w, items, decode_for_training([s for s, _ in items], [h for _, h in items],
+                                           model, w, 0.5, 4, True, 2))
+            for w in (weights, near)]
+    sorted_lengths = []  # ids sorted per side: the gold tree's arcs where a tree differs
+    for weights, (sentence, heads), (trees, n_wrong, diffs) in (
+            (w, item, out) for w, its, outs in runs for item, out in zip(its, outs)):
         factors = model.scores(sentence, weights, 0.5)
         add_hamming_loss(factors.arc, heads)
         expected = model.decode(factors, 4)
@@ -92,11 +102,15 @@ def test_decode_for_training_against_the_python_path(encoded):
         for tree, wrong, diff in zip(expected, n_wrong, diffs):
             assert wrong == int((tree[1:] != heads[1:]).sum())
             if wrong:
+                sorted_lengths.append(sum(
+                    len(model.first_order.arc_features(sentence, int(heads[c]), c))
+                    for c in np.flatnonzero(tree != heads)))
                 idx, val = sparse_difference(model.tree_features(sentence, heads),
                                              model.tree_features(sentence, tree))
                 assert np.array_equal(diff[0], idx) and np.array_equal(diff[1], val)
             else:
                 assert diff is None
+    assert min(sorted_lengths) < 256 <= max(sorted_lengths)  # both sorts ran
     with pytest.raises(ValueError, match="full gold trees"):
         partial = items[0][1].copy()
         partial[1] = -1

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy, memset
 
 import numpy
 
@@ -113,12 +114,56 @@ cdef void _sort_ids(uint64_t* a, Py_ssize_t n) noexcept nogil:
         a[j + 1] = x
 
 
+cdef enum:
+    RADIX_BITS = 11              # the digit of the radix sort: 2,048 counters
+    RADIX = 1 << RADIX_BITS
+    RADIX_MIN_IDS = 256          # below this many ids, quicksort
+
+
+cdef void _radix_sort_ids(uint64_t* a, uint64_t* tmp, Py_ssize_t n) noexcept nogil:
+    """Sort ``a[:n]`` ascending: least-significant-digit radix sort on
+    ``RADIX_BITS``-bit digits, as many passes as the largest id has digits
+    (two for 2^22 buckets); ``tmp`` has room for n ids."""
+    cdef size_t counts[RADIX]
+    cdef size_t total, count
+    cdef uint64_t all_bits = 0
+    cdef uint64_t* src = a
+    cdef uint64_t* dst = tmp
+    cdef uint64_t* swap
+    cdef Py_ssize_t i
+    cdef int shift = 0, d
+    for i in range(n):
+        all_bits |= a[i]
+    while shift < 64 and (all_bits >> shift) != 0:
+        memset(counts, 0, sizeof(counts))
+        for i in range(n):
+            counts[(src[i] >> shift) & (RADIX - 1)] += 1
+        total = 0
+        for d in range(RADIX):
+            count = counts[d]
+            counts[d] = total
+            total += count
+        for i in range(n):
+            d = (src[i] >> shift) & (RADIX - 1)
+            dst[counts[d]] = src[i]
+            counts[d] += 1
+        swap = src
+        src = dst
+        dst = swap
+        shift += RADIX_BITS
+    if src != a:
+        memcpy(a, src, n * sizeof(uint64_t))
+
+
 cdef int _sorted_features(FirstOrderFeatures first, Sentence s, const int32_t* heads,
-                          uint64_t* out) noexcept nogil:
+                          uint64_t* out, uint64_t* tmp) noexcept nogil:
     """The sorted bucket ids of the arcs of ``heads`` (a negative head: no
-    arc) into ``out``; their number, or -1 when out of memory."""
+    arc) into ``out`` (``tmp``: as much room, for the sort); their number,
+    or -1 when out of memory."""
     cdef int total = first.arcs_features_into(s, heads, out)
-    if total > 0:
+    if total >= RADIX_MIN_IDS:
+        _radix_sort_ids(out, tmp, total)
+    elif total > 0:
         _sort_ids(out, total)
     return total
 
@@ -134,7 +179,9 @@ cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept n
     cdef uint64_t* pred_ids = <uint64_t*>malloc(cap * sizeof(uint64_t))
     cdef int32_t* gold_part = <int32_t*>malloc(N * sizeof(int32_t))
     cdef int32_t* pred_part = <int32_t*>malloc(N * sizeof(int32_t))
-    if gold_ids is NULL or pred_ids is NULL or gold_part is NULL or pred_part is NULL:
+    cdef uint64_t* sort_room = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    if gold_ids is NULL or pred_ids is NULL or gold_part is NULL or pred_part is NULL \
+            or sort_room is NULL:
         rc = NO_MEMORY
     for t in range(wk.m if rc == DONE else 0):
         if wk.n_wrong[t] == 0:
@@ -146,8 +193,8 @@ cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept n
                 pred_part[c] = wk.trees[t * N + c]
             else:
                 gold_part[c] = pred_part[c] = -1
-        n_gold = _sorted_features(first, s, gold_part, gold_ids)
-        n_pred = _sorted_features(first, s, pred_part, pred_ids)
+        n_gold = _sorted_features(first, s, gold_part, gold_ids, sort_room)
+        n_pred = _sorted_features(first, s, pred_part, pred_ids, sort_room)
         if n_gold < 0 or n_pred < 0:
             rc = NO_MEMORY
             break
@@ -158,7 +205,7 @@ cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept n
             break
         wk.n_diff[t] = merge_sorted_counts(gold_ids, n_gold, pred_ids, n_pred,
                                            wk.idx[t], wk.val[t])
-    free(gold_ids); free(pred_ids); free(gold_part); free(pred_part)
+    free(gold_ids); free(pred_ids); free(gold_part); free(pred_part); free(sort_room)
     return rc
 
 
