@@ -250,10 +250,10 @@ def make_first_order_features_v1(
 
 @spacy.registry.callbacks("spacy_mstparse.calibrate_before_to_disk.v1")
 def make_calibrate_before_to_disk(dev_corpus: str = "corpora.dev"):
-    """``[training.before_to_disk]``: before a pipeline is saved, evaluate it
-    on the dev corpus once more if an ``mst_parser`` was updated since its
-    last evaluation (the final ``model-last`` of ``spacy train``), so that
-    its score fits the temperatures to the weights saved."""
+    """``[training.before_to_disk]``: before a pipeline is saved, fit the
+    temperatures of every ``mst_parser`` updated since its last evaluation
+    (the final ``model-last`` of ``spacy train``) on the dev corpus, as its
+    score in an evaluation would, so that they fit the weights saved."""
     return make_calibrate_before_to_disk_v2(dev_corpus, trim_strings=False)
 
 
@@ -268,14 +268,17 @@ def make_calibrate_before_to_disk_v2(dev_corpus: str = "corpora.dev",
     def before_to_disk(nlp):
         from spacy.util import resolve_dot_names
 
+        from .components.mst_calibration import calibrate_in_pipeline
         from .components.mst_parser import MSTParser
         from .saved_strings import trimmed_for_saving
 
-        stale = [proc for _, proc in nlp.pipeline
+        stale = [name for name, proc in nlp.pipeline
                  if isinstance(proc, MSTParser) and proc.is_initialized and not proc.calibrated]
         if stale:
             corpus, = resolve_dot_names(nlp.config.interpolate(), [dev_corpus])
-            nlp.evaluate(list(corpus(nlp)))
+            examples = list(corpus(nlp))
+            for name in stale:
+                calibrate_in_pipeline(nlp, name, examples)
         return trimmed_for_saving(nlp) if trim_strings else nlp
     return before_to_disk
 

@@ -247,3 +247,13 @@ def calibrate_on_examples(pipe, examples: Sequence[Example], fit: bool) -> Dict[
                         (pipe.cfg["temperature"], pipe.cfg["label_temperature"]))
     return score_keys(fitted)
 
+
+def calibrate_in_pipeline(nlp, name: str, examples: Sequence[Example]) -> None:
+    """Fit the temperatures of ``nlp``'s parser ``name`` on ``examples`` as
+    its ``score`` in ``nlp.evaluate`` would, without the evaluation: the
+    components before it annotate the examples' predicted docs, the parser
+    parses them once, here."""
+    names = nlp.pipe_names
+    with nlp.select_pipes(enable=names[:names.index(name)]):
+        docs = list(nlp.pipe(eg.predicted for eg in examples))
+    nlp.get_pipe(name).calibrate([Example(doc, eg.reference) for doc, eg in zip(docs, examples)])

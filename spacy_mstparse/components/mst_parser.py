@@ -160,7 +160,10 @@ class MSTParser(DependencyPipe):
         self.cfg["final_tags"] = self.graph.final_tags.tolist()
         self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
         self.trainer.begin(gold)
-        self._fresh = self._calibrated = False
+        # zero weights: every temperature gives the same (uniform) distributions,
+        # so there is nothing to fit before the first update
+        self.cfg.update(temperature=1.0, label_temperature=1.0, calibration=None)
+        self._fresh, self._calibrated = False, True
 
     def _new_model(self) -> GraphModel:
         return GraphModel(self.model_features, order=self.order, decoder=self.decoder,
@@ -263,7 +266,14 @@ class MSTParser(DependencyPipe):
         loop on dev) the temperatures are first fitted on the examples."""
         examples = list(examples)
         scores = super().score(examples, **kwargs)
-        scores.update(mst_calibration.calibrate_on_examples(self, examples, not self._calibrated))
+        scores.update(self.calibrate(examples, fit=not self._calibrated))
+        return scores
+
+    def calibrate(self, examples: Iterable[Example], fit: bool = True) -> Dict[str, float]:
+        """Fit the temperatures on the examples (their predicted docs as the
+        components before the parser leave them; the parser parses them
+        here), or with ``fit`` false only measure; the calibration errors."""
+        scores = mst_calibration.calibrate_on_examples(self, list(examples), fit)
         self._calibrated = True
         return scores
 
