@@ -529,6 +529,17 @@ def test_gold_annotations_corpus_tokenizer_tokens(tmp_path):
     with pytest.raises(AssertionError, match="tokenized"):
         list(reader(tmp_path / "t.spacy", gold_tokens=False)(nlp))
 
+    # an augmenter changes the reference: the predicted doc follows it, tagged
+    from spacy.training.augment import create_lower_casing_augmenter
+
+    nlp = spacy.blank("en")
+    lower = create_lower_casing_augmenter(level=1.0)
+    (eg,) = list(reader(tmp_path / "t.spacy", augmenter=lower)(nlp))
+    assert [t.text for t in eg.predicted] == [t.text.lower() for t in doc]
+    assert [t.text for t in eg.reference] == [t.text.lower() for t in doc]
+    assert [t.pos_ for t in eg.predicted] == [t.pos_ for t in doc]
+    assert not eg.predicted.has_annotation("DEP")
+
 
 # ---------------------------------------------------------------------------
 # DEPS, CoNLL-X vs CoNLL-U, empty input, tree checks in the writer

@@ -27,6 +27,7 @@ from spacy.attrs import IDS, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Corpus, Example
+from spacy.training.augment import dont_augment
 from spacy.vocab import Vocab
 
 from ..setting_types import config_errors
@@ -124,6 +125,9 @@ class GoldAnnotationsCorpus(Corpus):
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         for example in super().__call__(nlp):
+            if self._annotated_early:
+                yield example
+                continue
             predicted = gold_annotated_doc(
                 example,
                 copy_tags=self.copy_tags,
@@ -132,9 +136,19 @@ class GoldAnnotationsCorpus(Corpus):
             )
             yield Example(predicted, example.reference)
 
+    @property
+    def _annotated_early(self) -> bool:
+        """Whether ``_make_example`` builds the final predicted doc: on the
+        reference's words, when no augmenter may change the reference after."""
+        return self.gold_tokens and self.augmenter is dont_augment
+
     def _make_example(self, nlp: Language, reference: Doc, gold_preproc: bool) -> Example:
+        if self._annotated_early:
+            predicted = gold_annotated_doc(Example(reference, reference), copy_tags=self.copy_tags,
+                                           copy_sents=self.copy_sents, gold_tokens=True)
+            return Example(predicted, reference)
         # With gold_tokens the predicted doc is rebuilt on the reference's
-        # words anyway: spaCy's example on those words, without tokenizing.
+        # words after the augmenter: spaCy's example on those words, untokenized.
         return super()._make_example(nlp, reference, gold_preproc or self.gold_tokens)
 
     def read_docbin(self, vocab: Vocab, locs: Iterable[Union[str, Path]]) -> Iterator[Doc]:
