@@ -191,6 +191,30 @@ def test_chu_liu_edmonds_and_auto_decoder(train_examples):
     assert auto0.decoder == "chu_liu_edmonds"
 
 
+def test_initialize_reads_the_training_examples_once(train_examples):
+    """The auto feature choices, the word classes induced from the training
+    words, the labels and the gold trees all come from one pass over
+    ``get_examples`` (a corpus is read from disk on every call)."""
+    nlp = spacy.blank("tr")   # no lookups clusters: classes induced from the examples
+    features = {**SMALL, "@mst_features": "spacy_mstparse.GraphFeatures.v2", "use_morph": "auto",
+                "lemma": "auto", "tag_columns": "auto",
+                "cluster_bits": 4}
+    parser = nlp.add_pipe("mst_parser", config={"features": features, "label_buckets": 2**12})
+    examples = [Example(Doc(nlp.vocab).from_bytes(eg.predicted.to_bytes()),
+                        Doc(nlp.vocab).from_bytes(eg.reference.to_bytes()))
+                for eg in train_examples[:60]]
+    calls = []
+
+    def get_examples():
+        calls.append(1)
+        return iter(examples)
+
+    nlp.initialize(get_examples)
+    assert parser.cfg["labels"] and parser.features.cluster_bits == 4
+    assert parser.encoder.clusters is not None
+    assert len(calls) == 1
+
+
 def test_invalid_settings():
     with pytest.raises(ValueError, match="decoder"):
         spacy.blank("en").add_pipe("mst_parser", config={"decoder": "cky"})

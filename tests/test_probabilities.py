@@ -402,3 +402,35 @@ def test_before_to_disk_callback_calibrates_an_updated_parser(sample_train, samp
     assert parser.calibrated and t != 1.0 and parser.cfg["calibration"]["head"]["words"] > 100
     make_calibrate_before_to_disk()(nlp)   # nothing to do: no update since
     assert parser.cfg["temperature"] == t
+
+
+def test_aligned_parse_reads_the_reference_like_spacy(sample_dev):
+    """Calibration's gold trees (``aligned_parse``) are spaCy's
+    ``get_aligned_parse(projectivize=False)``: read from the reference's
+    arrays when the words are the same (also with heads missing), through
+    the alignment when the tokenization differs."""
+    import spacy
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    from spacy_mstparse.components.mst_calibration import aligned_parse
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+    nlp = spacy.blank("xx")
+    gold = list(read_conllu(sample_dev, nlp.vocab))[:40]
+    # heads and labels missing on every third word of the first doc
+    words = [t.text for t in gold[0]]
+    heads = [t.head.i if i % 3 else None for i, t in enumerate(gold[0])]
+    deps = [t.dep_ if i % 3 else None for i, t in enumerate(gold[0])]
+    gold.append(Doc(nlp.vocab, words=words, heads=heads, deps=deps))
+    examples = [Example(gold_annotated_doc(Example(g.copy(), g)), g) for g in gold]
+    # a doc whose first two words are one token: spaCy's alignment decides
+    merged = Doc(nlp.vocab, words=[words[0] + words[1]] + words[2:])
+    examples.append(Example(merged, gold[0]))
+    for eg in examples:
+        got, want = aligned_parse(eg), eg.get_aligned_parse(projectivize=False)
+        assert list(got[0]) == list(want[0]) and list(got[1]) == list(want[1])
+    assert None in list(aligned_parse(examples[-1])[0])     # unaligned: unknown
+    assert examples[-2].reference.has_annotation("DEP")
+    assert "" in aligned_parse(examples[-2])[1]              # missing labels kept missing

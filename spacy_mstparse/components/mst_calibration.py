@@ -17,6 +17,7 @@ its earlier components assigned.
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
+from spacy.attrs import DEP, HEAD, ORTH
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -93,8 +94,21 @@ def scored_examples(pipe, examples: Iterable[Example]) -> List[Scored]:
     """Every chunk of the examples' predicted docs with a gold head (the
     reference's, aligned to the predicted tokens)."""
     pipe.prediction_weights()
-    return _scored_docs(pipe, [(eg.predicted, *eg.get_aligned_parse(projectivize=False))
+    return _scored_docs(pipe, [(eg.predicted, *aligned_parse(eg))
                                for eg in examples if eg.reference.has_annotation("DEP")])
+
+
+def aligned_parse(eg: Example) -> Tuple[list, list]:
+    """``eg.get_aligned_parse(projectivize=False)``: the reference's head
+    (token index) and label of each predicted token, None where unaligned;
+    read from the reference's arrays when both docs have the same words."""
+    x, y = eg.predicted, eg.reference
+    if len(x) != len(y) or not numpy.array_equal(x.to_array(ORTH), y.to_array(ORTH)):
+        return eg.get_aligned_parse(projectivize=False)
+    columns = y.to_array([HEAD, DEP])
+    heads = (numpy.arange(len(y), dtype="int64") + columns[:, 0].astype("int64")).tolist()
+    strings = y.vocab.strings
+    return heads, [strings[d] for d in columns[:, 1].tolist()]
 
 
 def scored_docs(pipe, gold_docs: Sequence[Doc], docs: Sequence[Doc]) -> List[Scored]:

@@ -145,13 +145,19 @@ class MSTParser(DependencyPipe):
         """Collect the labels and the root label, pick the decoder when it is "auto",
         start from zero weights and give the learner the gold trees. clusters: a
         Brown clusters paths file, "spacy-lookups-data" or "auto" (mst_inputs.py)."""
-        validate_get_examples(get_examples, "MSTParser.initialize")
-        self.cfg.update(self.inputs.choose(get_examples, nlp, self.name, clusters, self.order))
-        label_list, root_label = self.label_census(get_examples(), labels)
+        # read once: the check, the choices, the labels and the gold trees all
+        # look at every example
+        if not callable(get_examples):
+            validate_get_examples(get_examples, "MSTParser.initialize")   # spaCy's error
+        examples = list(get_examples())
+        validate_get_examples(lambda: examples, "MSTParser.initialize")
+        self.cfg.update(self.inputs.choose(lambda: examples, nlp, self.name, clusters, self.order))
+        label_list, root_label = self.label_census(examples, labels)
         self.cfg.update(labels=label_list, root_label=root_label,
                         labeler_version=GraphModel.LATEST_LABELER)
         # (no tag check: annotating components tag the docs of update(), not these)
-        gold = list(self.training_sentences(get_examples(), check_tags=False))
+        gold = list(self.training_sentences(examples, check_tags=False))
+        del examples
         if self.cfg["decoder"] == "auto":
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)

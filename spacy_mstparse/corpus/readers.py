@@ -59,43 +59,55 @@ def gold_annotated_doc(
     XPOS, FEATS and lemmas (``copy_tags``) and sentence starts set to
     True/False for every token (``copy_sents``); no heads, no labels."""
     ref = example.reference
-    source = ref if gold_tokens else example.predicted
-    doc = Doc(
-        example.predicted.vocab,
-        words=[token.text for token in source],
-        spaces=[bool(token.whitespace_) for token in source],
-    )
+    if gold_tokens:
+        return reference_annotated_doc(ref, example.predicted.vocab, copy_tags, copy_sents)
+    doc = _new_doc(example.predicted, example.predicted.vocab)
+    columns = {}
+    if copy_tags and len(doc):
+        for attr in TAG_ATTRS:
+            aligned = example.get_aligned(attr)
+            columns[attr] = numpy.array([0 if v is None else v for v in aligned], dtype=numpy.uint64)
+    starts = None
+    if copy_sents:
+        starts = [False] * len(doc)
+        y2x = example.alignment.y2x
+        for ref_i, is_start in enumerate(gold_sent_starts(ref)):
+            if is_start:
+                aligned = y2x[ref_i]
+                if len(aligned):
+                    starts[int(min(aligned))] = True
+    return _annotate(doc, columns, starts)
+
+
+def reference_annotated_doc(ref: Doc, vocab: Vocab, copy_tags: bool = True,
+                            copy_sents: bool = True) -> Doc:
+    """``gold_annotated_doc`` with gold tokens, made from the reference doc
+    alone: a new doc on its words with its tags and sentence starts."""
+    doc = _new_doc(ref, vocab)
+    columns = {}
+    if copy_tags and len(doc):
+        columns = dict(zip(TAG_ATTRS, ref.to_array(list(TAG_ATTRS)).T))
+    return _annotate(doc, columns, gold_sent_starts(ref) if copy_sents else None)
+
+
+def _new_doc(source: Doc, vocab: Vocab) -> Doc:
+    """A doc on the words and whitespace of ``source``, without annotation."""
+    return Doc(vocab, words=[token.text for token in source],
+               spaces=[bool(token.whitespace_) for token in source])
+
+
+def _annotate(doc: Doc, columns: dict, starts: Optional[List[bool]]) -> Doc:
+    """Set the attribute ``columns`` (attr id: values) and, unless None, the
+    sentence ``starts`` (the first token always starts one) on ``doc``."""
     if len(doc) == 0:
         return doc
-    attrs = []
-    columns = []
-    if copy_tags:
-        attrs.extend(TAG_ATTRS)
-        if gold_tokens:
-            columns.append(ref.to_array(list(TAG_ATTRS)))
-        else:
-            for attr in TAG_ATTRS:
-                aligned = example.get_aligned(attr)
-                columns.append(
-                    numpy.array([0 if v is None else v for v in aligned], dtype=numpy.uint64).reshape(-1, 1)
-                )
-    if copy_sents:
-        if gold_tokens:
-            starts = gold_sent_starts(ref)
-        else:
-            starts = [False] * len(doc)
-            y2x = example.alignment.y2x
-            for ref_i, is_start in enumerate(gold_sent_starts(ref)):
-                if is_start:
-                    aligned = y2x[ref_i]
-                    if len(aligned):
-                        starts[int(min(aligned))] = True
+    if starts is not None:
         starts[0] = True
-        attrs.append(SENT_START)
-        values = numpy.array([1 if s else -1 for s in starts], dtype=numpy.int64)
-        columns.append(values.astype(numpy.uint64).reshape(-1, 1))
-    if attrs:
-        doc.from_array(attrs, numpy.hstack(columns).astype(numpy.uint64))
+        columns[SENT_START] = numpy.array([1 if s else -1 for s in starts], dtype=numpy.int64)
+    if columns:
+        attrs = list(columns)
+        doc.from_array(attrs, numpy.stack([numpy.asarray(columns[a]).astype(numpy.uint64)
+                                           for a in attrs], axis=1))
     return doc
 
 
@@ -144,8 +156,8 @@ class GoldAnnotationsCorpus(Corpus):
 
     def _make_example(self, nlp: Language, reference: Doc, gold_preproc: bool) -> Example:
         if self._annotated_early:
-            predicted = gold_annotated_doc(Example(reference, reference), copy_tags=self.copy_tags,
-                                           copy_sents=self.copy_sents, gold_tokens=True)
+            predicted = reference_annotated_doc(reference, reference.vocab, self.copy_tags,
+                                                self.copy_sents)
             return Example(predicted, reference)
         # With gold_tokens the predicted doc is rebuilt on the reference's
         # words after the augmenter: spaCy's example on those words, untokenized.
