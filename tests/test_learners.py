@@ -152,6 +152,49 @@ def test_weight_table_basic_ops_match_dense():
     assert_close(table, ref)
 
 
+def test_long_updates_of_a_large_table_match_dense():
+    """Updates of hundreds of far-apart buckets (as training's update
+    vectors are) keep the current and averaged weights of a dense
+    reference, with some buckets hit by consecutive updates."""
+    n = 2**14
+    rng = np.random.default_rng(3)
+    table, ref = WeightTable(n), DenseRef(n)
+    shared = rng.choice(n, 200, replace=False)
+    for step in range(30):
+        ids = np.unique(np.concatenate([shared[rng.random(200) < 0.5],
+                                        rng.integers(0, n, int(rng.integers(1, 600)))]))
+        idx, val = ids.astype(np.uint64), rng.normal(size=len(ids))
+        alpha = float(rng.normal())
+        table.add(idx, val, alpha)
+        ref.w += alpha * dense(idx, val, n)
+        table.tick()
+        ref.tick()
+    assert_close(table, ref)
+
+
+def test_sparse_dot_matches_dense():
+    """x_a . x_b of sorted sparse vectors: overlapping, disjoint, identical,
+    empty, one inside the other."""
+    from spacy_mstparse.learners.sparse import dot
+
+    n = 5000
+    rng = np.random.default_rng(4)
+    base = np.unique(rng.integers(0, n, 800))
+    a = np.unique(np.concatenate([base[rng.random(len(base)) < 0.8], rng.integers(0, n, 100)]))
+    b = np.unique(np.concatenate([base[rng.random(len(base)) < 0.8], rng.integers(0, n, 100)]))
+    va, vb = rng.normal(size=len(a)), rng.normal(size=len(b))
+    evens, odds = np.arange(0, 40, 2), np.arange(1, 40, 2)
+    empty = np.zeros(0, dtype=np.int64)
+    cases = [(a, va, b, vb), (evens, va[:20], odds, vb[:20]), (a, va, a, va),
+             (empty, va[:0], b, vb), (a, va, a[::3], va[::3] * 2.0)]
+    for ia, xa, ib, xb in cases:
+        want = float(dense(ia.astype(np.uint64), xa, n) @ dense(ib.astype(np.uint64), xb, n))
+        got = dot(ia.astype(np.uint64), np.ascontiguousarray(xa),
+                  ib.astype(np.uint64), np.ascontiguousarray(xb))
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+    assert dot(evens.astype(np.uint64), va[:20].copy(), odds.astype(np.uint64), vb[:20].copy()) == 0.0
+
+
 def test_weight_table_copies_span_slices():
     """``current`` and ``averaged`` of a table longer than the slice they are
     computed in (``_CHUNK`` buckets) match the dense reference on both sides

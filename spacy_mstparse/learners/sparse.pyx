@@ -21,18 +21,17 @@ cdef double sparse_sq_norm(const double[:] val) noexcept nogil:
 
 cdef double sparse_dot(const uint64_t[:] ia, const double[:] va,
                        const uint64_t[:] ib, const double[:] vb) noexcept nogil:
-    """x_a . x_b of two sparse vectors with sorted unique ids."""
-    cdef Py_ssize_t i = 0, j = 0
+    """x_a . x_b of two sparse vectors with sorted unique ids. The merge
+    advances without branching on the ids (their order is unpredictable)."""
+    cdef Py_ssize_t i = 0, j = 0, na = ia.shape[0], nb = ib.shape[0]
     cdef double total = 0.0
-    while i < ia.shape[0] and j < ib.shape[0]:
-        if ia[i] == ib[j]:
-            total += va[i] * vb[j]
-            i += 1
-            j += 1
-        elif ia[i] < ib[j]:
-            i += 1
-        else:
-            j += 1
+    cdef uint64_t a, b
+    while i < na and j < nb:
+        a = ia[i]
+        b = ib[j]
+        total += va[i] * vb[j] * (a == b)
+        i += a <= b
+        j += b <= a
     return total
 
 

@@ -39,6 +39,13 @@ from libc.stdint cimport uint64_t
 
 import numpy as np
 
+
+cdef extern from *:
+    void __builtin_prefetch(const void* p) noexcept nogil
+
+# Updates read this many buckets ahead (add_ptr).
+DEF PREFETCH_AHEAD = 8
+
 # Renormalise when |scale| leaves [RENORM_LOW, RENORM_HIGH].
 RENORM_LOW = 1e-6
 RENORM_HIGH = 1e6
@@ -153,8 +160,13 @@ cdef class WeightTable:
         cdef double factor = step / self.scale
         cdef double dsq = 0.0
         cdef Py_ssize_t i
-        cdef uint64_t f
+        cdef uint64_t f, ahead
         for i in range(n):
+            if i + PREFETCH_AHEAD < n:  # the buckets are far apart: fetch them early
+                ahead = idx[i + PREFETCH_AHEAD]
+                __builtin_prefetch(&self._v[ahead])
+                __builtin_prefetch(&self._stamp[ahead])
+                __builtin_prefetch(&self._acc[ahead])
             f = idx[i]
             dsq += self._store(f, <float>(self._v[f] + factor * val[i]))
         self.sq_norm_v += dsq
