@@ -501,6 +501,38 @@ def test_gold_annotations_corpus(tmp_path):
     assert not bare[0].predicted.has_annotation("SENT_START")
 
 
+def test_gold_annotations_corpus_cache(tmp_path, monkeypatch):
+    """cache = true: the first complete pass is read from disk, later passes
+    with the same vocab give the same examples; a pass stopped early is not
+    kept, another vocab reads again, an augmenter is refused in one line."""
+    from confection import ConfigValidationError
+    from spacy.training.augment import create_lower_casing_augmenter
+
+    from spacy_mstparse.corpus import readers
+
+    nlp = spacy.blank("en")
+    path = write(tmp_path, "tiny.conllu", GOOD + MWT_SENT + GOOD)
+    DocBin(store_user_data=True, docs=list(read_conllu(path, nlp.vocab))).to_disk(tmp_path / "c.spacy")
+    reads = []
+    real = readers.read_docbin
+    monkeypatch.setattr(readers, "read_docbin", lambda *a: reads.append(1) or real(*a))
+    reader = spacy.registry.readers.get("spacy_mstparse.GoldAnnotationsCorpus.v1")
+    corpus = reader(tmp_path / "c.spacy", cache=True)
+    next(iter(corpus(nlp)))                     # stopped early: nothing kept
+    first = list(corpus(nlp))
+    assert len(reads) == 2 and len(first) == 3
+    again = list(corpus(nlp))
+    assert len(reads) == 2 and all(a is b for a, b in zip(first, again))
+    other = spacy.blank("en")
+    assert [eg.reference.text for eg in corpus(other)] == [eg.reference.text for eg in first]
+    assert len(reads) == 3
+    plain = reader(tmp_path / "c.spacy")       # cache = false (the default): every pass reads
+    list(plain(nlp)), list(plain(nlp))
+    assert len(reads) == 5
+    with pytest.raises(ConfigValidationError, match="augmenter"):
+        reader(tmp_path / "c.spacy", cache=True, augmenter=create_lower_casing_augmenter(0.5))
+
+
 def test_gold_annotations_corpus_tokenizer_tokens(tmp_path):
     nlp = spacy.blank("en")
     doc = Doc(

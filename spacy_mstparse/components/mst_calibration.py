@@ -269,5 +269,6 @@ def calibrate_in_pipeline(nlp, name: str, examples: Sequence[Example]) -> None:
     parses them once, here."""
     names = nlp.pipe_names
     with nlp.select_pipes(enable=names[:names.index(name)]):
-        docs = list(nlp.pipe(eg.predicted for eg in examples))
+        # on copies, as spaCy's evaluate works: the examples may be kept (a cached corpus)
+        docs = list(nlp.pipe(eg.predicted.copy() for eg in examples))
     nlp.get_pipe(name).calibrate([Example(doc, eg.reference) for doc, eg in zip(docs, examples)])

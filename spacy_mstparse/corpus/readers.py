@@ -16,9 +16,15 @@ words and whitespace; with ``gold_tokens = false`` the predicted doc keeps the
 tokenizer's tokens (as in ``spacy.Corpus.v1``) and annotations are copied only
 through the alignment (tags only where one predicted token matches exactly one
 reference token).
+
+``cache = true`` keeps the examples of the first complete pass in memory and
+gives the same ones on every later call with the same vocab: for a dev corpus,
+which spaCy's training loop reads at every evaluation (its ``evaluate`` works
+on copies of the predicted docs). Not for a corpus streamed because it does
+not fit in memory, nor with an augmenter (a new augmentation on every pass).
 """
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Union
+from typing import Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
 import spacy
@@ -127,15 +133,33 @@ class GoldAnnotationsCorpus(Corpus):
         copy_tags: bool = True,
         copy_sents: bool = True,
         gold_tokens: bool = True,
+        cache: bool = False,
     ) -> None:
         super().__init__(
             path, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter
         )
+        if cache and self.augmenter is not dont_augment:
+            raise ValueError("cache = true gives the same examples on every pass: it cannot be "
+                             "combined with an augmenter (set augmenter = null or cache = false)")
         self.copy_tags = copy_tags
         self.copy_sents = copy_sents
         self.gold_tokens = gold_tokens
+        self.cache = cache
+        self._cached: Optional[Tuple[Vocab, List[Example]]] = None
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
+        if self._cached is not None and self._cached[0] is nlp.vocab:
+            yield from self._cached[1]
+            return
+        kept: Optional[List[Example]] = [] if self.cache else None
+        for example in self._read(nlp):
+            if kept is not None:
+                kept.append(example)
+            yield example
+        if kept is not None:  # a complete pass
+            self._cached = (nlp.vocab, kept)
+
+    def _read(self, nlp: Language) -> Iterator[Example]:
         for example in super().__call__(nlp):
             if self._annotated_early:
                 yield example
@@ -188,26 +212,29 @@ def create_gold_annotations_corpus(
     copy_tags: bool = True,
     copy_sents: bool = True,
     gold_tokens: bool = True,
+    cache: bool = False,
 ) -> Callable[[Language], Iterator[Example]]:
     """Arguments as ``spacy.Corpus.v1``, plus: ``copy_tags`` copies UPOS,
     XPOS, FEATS and lemmas from the reference into the predicted doc;
     ``copy_sents`` sets every predicted token's ``is_sent_start`` from the
     reference; ``gold_tokens`` builds the predicted doc on the reference's
-    tokens instead of the tokenizer's."""
-    if path is None:  # a config error, as spaCy prints it (no traceback)
-        with config_errors("corpora"):
+    tokens instead of the tokenizer's; ``cache`` reads the corpus once and
+    gives the same examples on every later pass (a dev corpus)."""
+    with config_errors("corpora"):  # as spaCy prints a config error (no traceback)
+        if path is None:
             raise ValueError(
                 "spacy_mstparse.GoldAnnotationsCorpus.v1 needs a path to a .spacy file "
                 "or a folder of them (set paths.train / paths.dev in the config, or give "
                 "--paths.train / --paths.dev)"
             )
-    return GoldAnnotationsCorpus(
-        path,
-        gold_preproc=gold_preproc,
-        max_length=max_length,
-        limit=limit,
-        augmenter=augmenter,
-        copy_tags=copy_tags,
-        copy_sents=copy_sents,
-        gold_tokens=gold_tokens,
-    )
+        return GoldAnnotationsCorpus(
+            path,
+            gold_preproc=gold_preproc,
+            max_length=max_length,
+            limit=limit,
+            augmenter=augmenter,
+            copy_tags=copy_tags,
+            copy_sents=copy_sents,
+            gold_tokens=gold_tokens,
+            cache=cache,
+        )
