@@ -51,6 +51,13 @@ SCORE_WEIGHTS = {
 }
 
 
+def same_words(eg: Example) -> bool:
+    """Whether the example's predicted doc has the reference's words (gold
+    tokenization: token i of one is token i of the other)."""
+    return len(eg.predicted) == len(eg.reference) and numpy.array_equal(
+        eg.predicted.to_array(ORTH), eg.reference.to_array(ORTH))
+
+
 class DependencyPipe(serialization.PartsSerializer, Pipe):
     """Base class of the two parser components.
 
@@ -189,8 +196,7 @@ class DependencyPipe(serialization.PartsSerializer, Pipe):
         ref = eg.reference
         if not ref.has_annotation("DEP"):
             return
-        if len(eg.predicted) != len(ref) or not numpy.array_equal(
-                eg.predicted.to_array(ORTH), ref.to_array(ORTH)):
+        if not same_words(eg):
             self._warn_once(
                 "tokenization",
                 f"[{self.name}] skipping training documents whose tokenization differs from "

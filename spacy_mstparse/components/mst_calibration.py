@@ -17,7 +17,7 @@ its earlier components assigned.
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import DEP, HEAD, ORTH
+from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -26,6 +26,7 @@ from ..decoders.dispatch import DECODERS
 from ..graph.calibration_metrics import calibration_report
 from ..graph.marginals import arc_marginals
 from ..graph.temperature import fit_scalar, head_log_likelihood, label_log_likelihood
+from .base import same_words
 
 THRESHOLDS = (0.9, 0.99)
 # The temperatures searched (graph.temperature.fit_scalar): low, high, grid
@@ -102,8 +103,8 @@ def aligned_parse(eg: Example) -> Tuple[list, list]:
     """``eg.get_aligned_parse(projectivize=False)``: the reference's head
     (token index) and label of each predicted token, None where unaligned;
     read from the reference's arrays when both docs have the same words."""
-    x, y = eg.predicted, eg.reference
-    if len(x) != len(y) or not numpy.array_equal(x.to_array(ORTH), y.to_array(ORTH)):
+    y = eg.reference
+    if not same_words(eg):
         return eg.get_aligned_parse(projectivize=False)
     columns = y.to_array([HEAD, DEP])
     heads = (numpy.arange(len(y), dtype="int64") + columns[:, 0].astype("int64")).tolist()
