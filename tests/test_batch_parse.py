@@ -14,7 +14,7 @@ from spacy_mstparse.corpus.conll import read_conllu
 from spacy_mstparse.corpus.readers import gold_annotated_doc
 from spacy_mstparse.features.config import FeatureConfig
 from spacy_mstparse.features.doc_arrays import SentenceEncoder
-from spacy_mstparse.features.weights import QUANTIZE_CHUNK, QuantizedWeights, quantize
+from spacy_mstparse.features.weights import QuantizedWeights, quantize
 from spacy_mstparse.graph import GraphModel
 from spacy_mstparse.components.mst_parser import MSTParser
 from spacy_mstparse.graph.analysis import analyse
@@ -76,20 +76,47 @@ def test_quantize_keeps_zeros_signs_and_a_bounded_relative_error():
     np.testing.assert_allclose(np.abs(d[small]), lo, rtol=1e-6)
 
 
-def test_quantize_codes_a_table_larger_than_its_chunk_the_same_in_every_chunk():
-    # quantize works through the table a chunk at a time: a value gets the
-    # same code wherever it sits, and the exact case still round-trips.
+def numpy_codes(w, levels=127):
+    """The codes ``quantize`` documents, computed with numpy on the whole table."""
+    distinct = np.unique(w)
+    distinct = distinct[distinct != 0]
+    if len(distinct) <= (255 if levels == 127 else 2 * levels):
+        codes = np.searchsorted(distinct, w) + 1
+    else:
+        magnitude = np.abs(w[w != 0]).astype("float64")
+        lo, hi = np.percentile(magnitude, 0.5), magnitude.max()
+        level = np.rint(np.log(np.maximum(np.abs(w).astype("float64"), lo) / lo)
+                        / (np.log(hi / lo) / (levels - 1)))
+        level = np.clip(level, 0, levels - 1)
+        codes = np.where(w > 0, 1 + level, 1 + levels + level)
+    return np.where(w == 0, 0, codes).astype("uint8")
+
+
+@pytest.mark.parametrize("levels", [127, 20])
+@pytest.mark.parametrize("n_values", [50, 255, 256, None])
+def test_quantize_gives_the_documented_codes_on_a_large_table(levels, n_values):
+    # a table of millions of entries (as the parser's): few distinct values
+    # (exact codes while they fit), or continuous ones (geometric levels)
     rng = np.random.default_rng(3)
-    n = 2 * QUANTIZE_CHUNK + 12345
-    values = rng.normal(size=50).astype("float32")
-    w = np.where(rng.random(n) < 0.5, 0.0, values[rng.integers(0, 50, n)]).astype("float32")
-    q = quantize(w)
-    np.testing.assert_array_equal(q.dequantize(), w)
-    w = (rng.normal(size=n) * (rng.random(n) < 0.5)).astype("float32")
-    w[-3:] = w[:3]   # the same values in the first and the last chunk
-    codes = np.asarray(quantize(w).codes)
+    n = 3_000_000 + 12345
+    if n_values is None:
+        values = rng.standard_t(3, size=n).astype("float32")
+    else:
+        values = rng.normal(size=n_values).astype("float32")[rng.integers(0, n_values, n)]
+    w = np.where(rng.random(n) < 0.5, 0.0, values).astype("float32")
+    w[-3:] = w[:3]   # the same values at both ends of the table
+    q = quantize(w, levels)
+    codes = np.asarray(q.codes)
+    np.testing.assert_array_equal(codes, numpy_codes(w, levels))
     np.testing.assert_array_equal(codes[-3:], codes[:3])
-    np.testing.assert_array_equal(codes == 0, w == 0)
+    if n_values is not None and n_values <= (255 if levels == 127 else 2 * levels):
+        np.testing.assert_array_equal(q.dequantize(), w)
+
+
+def test_quantize_of_an_empty_or_all_zero_table():
+    for w in (np.zeros(0, dtype="float32"), np.zeros(1000, dtype="float32")):
+        q = quantize(w)
+        assert len(q) == len(w) and not np.asarray(q.codes).any()
 
 
 @pytest.mark.parametrize("order", [1, 2])

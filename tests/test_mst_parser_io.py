@@ -276,6 +276,10 @@ def test_quantized_weight_archive_round_trip_and_damage():
     assert numpy.array_equal(back, expected)
     assert numpy.array_equal(quantize(back).dequantize(), back)   # exact once loaded
     assert len(data) < len(ser.dump_weight_vector(w)) / 2
+    # the codes prediction reads (quantized already) are saved as the same archive
+    assert ser.dump_weight_vector(quantize(w), quantized=True) == data
+    with pytest.raises(ValueError, match="8-bit weights"):
+        ser.dump_weight_vector(quantize(w))
     # The archive is deflated: smaller than the same arrays stored, and every
     # member compressed.
     arrays = ser.load_arrays(data, "x", ("codes",))

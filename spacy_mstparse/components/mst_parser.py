@@ -290,11 +290,18 @@ class MSTParser(DependencyPipe):
         return {**(clusters if (self.model_features or self.features).cluster_bits else {}),
             "cfg": lambda: ser.dump_json({**{k: v for k, v in self.cfg.items() if k not in UNSAVED},
                                           "features": self.features.to_dict(), **self._format_header()}),
-            "arc_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[0], q8),
+            "arc_weights.npz": lambda: ser.dump_weight_vector(self._saved_arc_weights(), q8),
             "label_weights.npz": lambda: ser.dump_weight_vector(self.prediction_weights()[1], q8),
             RESTRICTIONS: lambda: ser.dump_arrays(**self.graph.restriction_arrays()),
             ARC_FILTER: lambda: ser.dump_arrays(**self.graph.arc_filter_arrays()),
         }
+
+    def _saved_arc_weights(self):
+        """The arc weights to save: with ``quantize_weights`` the codes
+        prediction reads (quantized once per installed weight vector)."""
+        self.prediction_weights()
+        return self.graph.prediction_arc_weights if self.cfg["quantize_weights"] else \
+            self.graph.arc_weights
 
     def _load_parts(self, parts: Dict[str, bytes], where: Callable[[str], str]) -> None:
         if "cfg" in parts:

@@ -187,17 +187,24 @@ def _unpack_sparse(arrays: Dict[str, numpy.ndarray], where: str,
     return out if shape is None else out.reshape(shape)
 
 
-def dump_weight_vector(weights: numpy.ndarray, quantized: bool = False) -> bytes:
+def dump_weight_vector(weights, quantized: bool = False) -> bytes:
     """A weight vector as ``dump_sparse_vector`` writes it, or with
     ``quantized`` as the bitmap of its non-zeros plus their 8-bit codes into
     a 256-value codebook (``features.weights.quantize``: the codes prediction
     reads with ``quantize_weights``): n/8 + nnz + 1 KB bytes before the
-    archive is deflated (the bitmap and the codes compress to about half)."""
-    if not quantized:
-        return dump_sparse_vector(weights)
-    from ..features.weights import quantize
+    archive is deflated (the bitmap and the codes compress to about half).
+    ``weights`` may be ``QuantizedWeights`` already (the codes prediction
+    reads); then ``quantized`` must be true."""
+    from ..features.weights import QuantizedWeights, quantize
 
-    q = quantize(weights)
+    if isinstance(weights, QuantizedWeights):
+        if not quantized:
+            raise ValueError("8-bit weights can only be saved as 8-bit codes")
+        q = weights
+    elif not quantized:
+        return dump_sparse_vector(weights)
+    else:
+        q = quantize(weights)
     nonzero = q.codes != 0
     return dump_arrays(compress=True, n=numpy.array([q.codes.shape[0]], dtype="int64"),
                        nonzero_bits=numpy.packbits(nonzero), codes=q.codes[nonzero],

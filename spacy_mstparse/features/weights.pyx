@@ -17,14 +17,19 @@ model holds the codes of the non-zero weights and the codebook (arc and
 label weights; ``components.serialization.dump_weight_vector``); loading
 gives the codebook's values, whose codes are exact.
 """
+cimport cython
+from libc.math cimport fabs, log, rint
 from libc.stdint cimport uint8_t, uint64_t
+
+import math
 
 import numpy
 
-N_CODES = 256
+cdef enum:
+    CODES = 256           # codebook values (code 0: the exact 0)
+N_CODES = CODES
 N_LEVELS = 127            # per sign: codes 1..127 positive, 128..254 negative
 SMALLEST_PERCENTILE = 0.5  # |w| below this percentile of the non-zero |w| rounds up to it
-QUANTIZE_CHUNK = 1 << 20   # entries quantize codes at a time
 
 
 cdef class QuantizedWeights:
@@ -70,41 +75,130 @@ def quantize(weights, levels=N_LEVELS):
     sign and its magnitude goes to the nearest (in log scale) of ``levels``
     (2 to 127) levels spaced geometrically from the 0.5th percentile of the
     non-zero magnitudes to the largest one. The values the codes stand for
-    quantize to themselves (the exact case). The codes are computed
-    ``QUANTIZE_CHUNK`` entries at a time, so that the temporary arrays stay
-    small next to the table."""
+    quantize to themselves (the exact case). The passes over the table are
+    C loops."""
     if not 2 <= levels <= N_LEVELS:
         raise ValueError(f"levels must be 2 to {N_LEVELS}, got {levels!r}")
     w = numpy.ascontiguousarray(weights, dtype="float32").reshape(-1)
     codebook = numpy.zeros(N_CODES, dtype="float32")
     codes = numpy.zeros(w.shape[0], dtype="uint8")
-    distinct = numpy.unique(w)
-    distinct = distinct[distinct != 0]
-    if distinct.shape[0] <= (N_CODES - 1 if levels == N_LEVELS else 2 * levels):
-        codebook[1:1 + distinct.shape[0]] = distinct
-        for start in range(0, w.shape[0], QUANTIZE_CHUNK):
-            part = w[start:start + QUANTIZE_CHUNK]
-            code = (numpy.searchsorted(distinct, part) + 1).astype("uint8")
-            code[part == 0] = 0
-            codes[start:start + QUANTIZE_CHUNK] = code
+    table = numpy.full(N_CODES, numpy.inf, dtype="float32")
+    n_distinct = _distinct_nonzero(w, table, N_CODES - 1 if levels == N_LEVELS else 2 * levels)
+    if n_distinct >= 0:
+        codebook[1:1 + n_distinct] = table[:n_distinct]
+        _exact_codes(w, table, codes)
         return QuantizedWeights(codes, codebook)
-    magnitude = numpy.abs(w[w != 0]).astype("float64")
-    lo = float(numpy.percentile(magnitude, SMALLEST_PERCENTILE))
-    hi = float(magnitude.max())
+    magnitude = numpy.empty(numpy.count_nonzero(w), dtype="float32")
+    _nonzero_magnitudes(w, magnitude)
+    lo, hi = _percentile_and_max(magnitude, SMALLEST_PERCENTILE)
     del magnitude
     grid = numpy.geomspace(lo, hi, levels)
-    step = numpy.log(hi / lo) / (levels - 1)
     codebook[1:1 + levels] = grid
     codebook[1 + levels:1 + 2 * levels] = -grid
-    for start in range(0, w.shape[0], QUANTIZE_CHUNK):
-        part = w[start:start + QUANTIZE_CHUNK]
-        m = numpy.abs(part).astype("float64")
-        level = numpy.rint(numpy.log(numpy.maximum(m, lo) / lo) / step)
-        level = numpy.clip(level, 0, levels - 1).astype("uint8")
-        code = numpy.where(part > 0, 1 + level, 1 + levels + level).astype("uint8")
-        code[part == 0] = 0
-        codes[start:start + QUANTIZE_CHUNK] = code
+    _log_codes(w, lo, math.log(hi / lo) / (levels - 1), levels, codes)
     return QuantizedWeights(codes, codebook)
+
+
+def _percentile_and_max(magnitude, q):
+    """(``numpy.percentile(magnitude, q)`` with its default linear
+    interpolation, the maximum) of a non-empty float32 vector, from a
+    partial sort around the two order statistics the percentile reads."""
+    n = magnitude.shape[0]
+    position = (n - 1) * (q / 100.0)
+    k = int(math.floor(position))
+    k1 = min(k + 1, n - 1)
+    part = numpy.partition(magnitude, [k, k1] if k1 > k else [k])
+    a, b, t = float(part[k]), float(part[k1]), position - k
+    # numpy's lerp: from the nearer end, so that t = 0 and t = 1 are exact
+    value = a + (b - a) * t if t < 0.5 else b - (b - a) * (1 - t)
+    return value, float(magnitude.max())
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _nonzero_magnitudes(const float[::1] w, float[::1] out) noexcept nogil:
+    """|x| of each non-zero x of ``w``, in order, into ``out`` (as many entries)."""
+    cdef Py_ssize_t i, k = 0
+    for i in range(w.shape[0]):
+        if w[i] != 0:
+            out[k] = fabs(w[i])
+            k += 1
+
+
+cdef inline Py_ssize_t _lower_bound(const float* table, float x) noexcept nogil:
+    """The number of entries of ``table`` (CODES sorted values, padded
+    with +inf) below ``x``: a search of fixed length, without branches."""
+    cdef Py_ssize_t pos = 0, half = CODES >> 1
+    while half:
+        pos += half if table[pos + half - 1] < x else 0
+        half >>= 1
+    return pos
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef Py_ssize_t _distinct_nonzero(const float[::1] w, float[::1] table,
+                                  Py_ssize_t limit) noexcept nogil:
+    """The distinct non-zero values of ``w``, sorted, into ``table``
+    (N_CODES entries of +inf): their number, or -1 (stopping there) when
+    there are more than ``limit``."""
+    cdef Py_ssize_t i, j, low, k = 0
+    cdef float x
+    for i in range(w.shape[0]):
+        x = w[i]
+        if x == 0:
+            continue
+        low = _lower_bound(&table[0], x)
+        if table[low] == x:
+            continue
+        if k == limit:
+            return -1
+        j = k
+        while j > low:
+            table[j] = table[j - 1]
+            j -= 1
+        table[low] = x
+        k += 1
+    return k
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _exact_codes(const float[::1] w, const float[::1] table,
+                       uint8_t[::1] codes) noexcept nogil:
+    """Code of each weight: 0 for 0, else 1 + its index in ``table`` (the
+    sorted non-zero values, padded with +inf to N_CODES entries)."""
+    cdef Py_ssize_t i
+    cdef float x
+    for i in range(w.shape[0]):
+        x = w[i]
+        codes[i] = 0 if x == 0 else <uint8_t>(_lower_bound(&table[0], x) + 1)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+cdef void _log_codes(const float[::1] w, double lo, double step, int levels,
+                     uint8_t[::1] codes) noexcept nogil:
+    """Code of each weight: 0 for 0, else its sign's block (1.. for
+    positive, 1 + levels.. for negative) plus the nearest of the levels
+    lo * exp(k * step), k = 0 .. levels - 1, in log scale (magnitudes below
+    lo round up to it)."""
+    cdef Py_ssize_t i
+    cdef float x
+    cdef double m, level
+    for i in range(w.shape[0]):
+        x = w[i]
+        if x == 0:
+            codes[i] = 0
+            continue
+        m = fabs(<double>x)
+        if m < lo:
+            m = lo
+        level = rint(log(m / lo) / step)
+        if level > levels - 1:
+            level = levels - 1
+        codes[i] = <uint8_t>((1 if x > 0 else 1 + levels) + <int>level)
 
 
 cdef int weights_view(object weights, uint64_t n, Weights* out) except -1:
