@@ -225,6 +225,40 @@ def test_chain_update_is_the_sequence_feature_difference(nlp):
     assert after - before == pytest.approx(float(val @ val), rel=1e-4)
 
 
+@pytest.mark.parametrize("flags", [0, CHAIN, CHAIN | CONTEXT, CHAIN | CONTEXT | DEP_BAGS | DEP_WORDS])
+def test_update_vector_is_the_dense_score_difference(nlp, flags):
+    """On random trees and labellings: the update's ids are sorted and
+    unique with non-zero integer counts, and for any weights w its dot
+    product with w is score(gold) - score(predicted), i.e. it is the dense
+    difference of the two labellings' feature counts."""
+    rng = numpy.random.RandomState(7)
+    tags = ["DET", "NOUN", "VERB", "ADJ", "ADP"]
+    for trial in range(40):
+        n = rng.randint(1, 12)
+        s = encode(nlp, [f"w{rng.randint(20)}" for _ in range(n)], list(rng.choice(tags, n)))
+        heads = random_tree(rng, n)
+        labeler = ArcLabeler(2**10, 5, False, 2, flags)
+        gold = rng.randint(1, 5, n + 1).astype("int32")
+        gold[0] = -1
+        gold[heads == 0] = 0   # the root word's label is the root label (0 here)
+        pred = numpy.asarray(labeler.predict(s, heads, rng.normal(size=labeler.n_weights)
+                                             .astype("float32"), 0), dtype="int32")
+        if trial % 5 == 0:
+            pred = gold.copy()
+        idx, val, n_wrong = labeler.update_vector(s, heads, gold, pred)
+        assert n_wrong == int((gold[1:] != pred[1:]).sum())
+        assert idx.dtype == numpy.uint64 and val.dtype == numpy.float64
+        assert (numpy.diff(idx.astype("float64")) > 0).all()
+        assert (val != 0).all() and (val == numpy.round(val)).all()
+        assert (len(idx) == 0) == (n_wrong == 0)
+        for _ in range(3):
+            w = rng.normal(size=labeler.n_weights).astype("float32")
+            difference = (labeler.sequence_score(s, heads, gold, w, 0)
+                          - labeler.sequence_score(s, heads, pred, w, 0))
+            assert float(val @ w[idx.astype("intp")].astype("float64")) == \
+                pytest.approx(difference, rel=1e-4, abs=1e-4)
+
+
 def test_conditional_label_scores_argmax_is_the_prediction(nlp):
     rng = numpy.random.RandomState(11)
     tags = ["DET", "NOUN", "VERB", "ADJ"]

@@ -34,6 +34,7 @@ import numpy
 
 from ..features.hashing cimport mix3
 from ..features.sentence cimport Sentence
+from ..learners.sparse import sparse_difference
 from .label_features cimport (
     F_CHAIN, F_CONTEXT, F_DEP_BAGS, F_DEP_WORDS, F_RESTRICT, MAX_FEATS, N_TRANS, V1_MAX_FEATS,
     RowTable, arc_feature_rows, transition_feature_rows)
@@ -537,8 +538,12 @@ cdef class ArcLabeler:
         cdef int c, k, j, p, gp, yp
         cdef int L = self.n_labels
         cdef bint chain = self.flags & F_CHAIN
-        idx = []
-        val = []
+        # the gold labelling's feature ids (+1 each) and the predicted one's (-1)
+        gold_ids = numpy.empty((s.n + 1) * (MAX_FEATS + N_TRANS), dtype="uint64")
+        predicted_ids = numpy.empty_like(gold_ids)
+        cdef uint64_t[::1] g = gold_ids
+        cdef uint64_t[::1] q = predicted_ids
+        cdef Py_ssize_t ng = 0, nq = 0
         n_wrong = 0
         for c in range(1, s.n + 1):
             if gold[c] < 0:
@@ -547,11 +552,11 @@ cdef class ArcLabeler:
                 n_wrong += 1
                 k = self.arc_rows(s, &heads[0], &ctx[0, 0], c, rows)
                 for j in range(k):
-                    idx.append(rows[j] + gold[c])
-                    val.append(1.0)
+                    g[ng] = rows[j] + gold[c]
+                    ng += 1
                     if predicted[c] >= 0:
-                        idx.append(rows[j] + predicted[c])
-                        val.append(-1.0)
+                        q[nq] = rows[j] + predicted[c]
+                        nq += 1
             if not chain:
                 continue
             p = ctx[C_PREV, c]
@@ -561,21 +566,17 @@ cdef class ArcLabeler:
                 continue
             self.transition_rows(s, &heads[0], &ctx[0, 0], c, gp, rows)
             for j in range(N_TRANS):
-                idx.append(rows[j] + gold[c])
-                val.append(1.0)
+                g[ng] = rows[j] + gold[c]
+                ng += 1
             if predicted[c] >= 0:
                 self.transition_rows(s, &heads[0], &ctx[0, 0], c, yp, rows)
                 for j in range(N_TRANS):
-                    idx.append(rows[j] + predicted[c])
-                    val.append(-1.0)
-        if not idx:
+                    q[nq] = rows[j] + predicted[c]
+                    nq += 1
+        if not ng and not nq:
             return numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"), 0
-        keys = numpy.asarray(idx, dtype="uint64")
-        unique, inverse = numpy.unique(keys, return_inverse=True)
-        sums = numpy.zeros(unique.shape[0], dtype="float64")
-        numpy.add.at(sums, inverse, numpy.asarray(val, dtype="float64"))
-        keep = sums != 0
-        return unique[keep], sums[keep], n_wrong
+        idx, val = sparse_difference(gold_ids[:ng], predicted_ids[:nq])
+        return idx, val, n_wrong
 
 
 def _rebuild_labeler(n_rows, n_labels, use_morph, version, flags, keys, allowed):
