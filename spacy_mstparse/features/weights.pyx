@@ -140,7 +140,7 @@ cdef inline Py_ssize_t _lower_bound(const float* table, float x) noexcept nogil:
 cdef Py_ssize_t _distinct_nonzero(const float[::1] w, float[::1] table,
                                   Py_ssize_t limit) noexcept nogil:
     """The distinct non-zero values of ``w``, sorted, into ``table``
-    (N_CODES entries of +inf): their number, or -1 (stopping there) when
+    (CODES entries of +inf): their number, or -1 (stopping there) when
     there are more than ``limit``."""
     cdef Py_ssize_t i, j, low, k = 0
     cdef float x
@@ -167,7 +167,7 @@ cdef Py_ssize_t _distinct_nonzero(const float[::1] w, float[::1] table,
 cdef void _exact_codes(const float[::1] w, const float[::1] table,
                        uint8_t[::1] codes) noexcept nogil:
     """Code of each weight: 0 for 0, else 1 + its index in ``table`` (the
-    sorted non-zero values, padded with +inf to N_CODES entries)."""
+    sorted non-zero values, padded with +inf to CODES entries)."""
     cdef Py_ssize_t i
     cdef float x
     for i in range(w.shape[0]):
