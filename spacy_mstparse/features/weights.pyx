@@ -88,41 +88,15 @@ def quantize(weights, levels=N_LEVELS):
         codebook[1:1 + n_distinct] = table[:n_distinct]
         _exact_codes(w, table, codes)
         return QuantizedWeights(codes, codebook)
-    magnitude = numpy.empty(numpy.count_nonzero(w), dtype="float32")
-    _nonzero_magnitudes(w, magnitude)
-    lo, hi = _percentile_and_max(magnitude, SMALLEST_PERCENTILE)
+    magnitude = numpy.abs(w[w != 0]).astype("float64")
+    lo = float(numpy.percentile(magnitude, SMALLEST_PERCENTILE, overwrite_input=True))
+    hi = float(magnitude.max())
     del magnitude
     grid = numpy.geomspace(lo, hi, levels)
     codebook[1:1 + levels] = grid
     codebook[1 + levels:1 + 2 * levels] = -grid
     _log_codes(w, lo, math.log(hi / lo) / (levels - 1), levels, codes)
     return QuantizedWeights(codes, codebook)
-
-
-def _percentile_and_max(magnitude, q):
-    """(``numpy.percentile(magnitude, q)`` with its default linear
-    interpolation, the maximum) of a non-empty float32 vector, from a
-    partial sort around the two order statistics the percentile reads."""
-    n = magnitude.shape[0]
-    position = (n - 1) * (q / 100.0)
-    k = int(math.floor(position))
-    k1 = min(k + 1, n - 1)
-    part = numpy.partition(magnitude, [k, k1] if k1 > k else [k])
-    a, b, t = float(part[k]), float(part[k1]), position - k
-    # numpy's lerp: from the nearer end, so that t = 0 and t = 1 are exact
-    value = a + (b - a) * t if t < 0.5 else b - (b - a) * (1 - t)
-    return value, float(magnitude.max())
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef void _nonzero_magnitudes(const float[::1] w, float[::1] out) noexcept nogil:
-    """|x| of each non-zero x of ``w``, in order, into ``out`` (as many entries)."""
-    cdef Py_ssize_t i, k = 0
-    for i in range(w.shape[0]):
-        if w[i] != 0:
-            out[k] = fabs(w[i])
-            k += 1
 
 
 cdef inline Py_ssize_t _lower_bound(const float* table, float x) noexcept nogil:

@@ -573,8 +573,6 @@ cdef class ArcLabeler:
                 for j in range(N_TRANS):
                     q[nq] = rows[j] + predicted[c]
                     nq += 1
-        if not ng and not nq:
-            return numpy.zeros(0, dtype="uint64"), numpy.zeros(0, dtype="float64"), 0
         idx, val = sparse_difference(gold_ids[:ng], predicted_ids[:nq])
         return idx, val, n_wrong
 
