@@ -26,10 +26,11 @@ Usage (about 10 min for three small treebanks and 2 rounds)::
 """
 import argparse
 import os
+import shlex
 import statistics
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from . import common
 from .bench_languages import convert, find_treebanks
@@ -37,13 +38,15 @@ from .conllu_text import treebank_stats
 
 
 def time_training(root: Path, python: str, config: str, treebank: Dict[str, Any],
-                  corpus: Dict[str, Path], work: Path, label: str) -> Dict[str, Any]:
-    """One ``spacy train`` of ``root``'s ``configs/CONFIG`` on the corpus,
-    its CPU and wall time."""
+                  corpus: Dict[str, Path], work: Path, label: str,
+                  overrides: Sequence[str] = ()) -> Dict[str, Any]:
+    """One ``spacy train`` of ``root``'s ``configs/CONFIG`` on the corpus
+    (``overrides``: more ``--section.key value`` arguments), its CPU and
+    wall time."""
     out = work / "models" / f"{label}-{treebank['name']}"
     cmd = [python, "-m", "spacy", "train", str(root / "configs" / config),
            "--output", str(out), "--paths.train", str(corpus["train"].resolve()),
-           "--paths.dev", str(corpus["dev"].resolve()), "--nlp.lang", treebank["spacy_lang"]]
+           "--paths.dev", str(corpus["dev"].resolve()), "--nlp.lang", treebank["spacy_lang"], *overrides]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in [env.get("PYTHONPATH")] if p])
     run = common.run_measured(cmd, work / "logs" / f"{label}-{treebank['name']}.log",
@@ -90,6 +93,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--config", default="mst_parser.cfg", help="a config file name in configs/")
     p.add_argument("--treebanks", default="", help="comma-separated names (default: all)")
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--n-sents", type=int, default=1,
+                   help="sentences per Doc of the converted corpora (10 for a config with a senter)")
+    p.add_argument("--baseline-overrides", default="",
+                   help="config overrides for the baseline's training only, given with =, e.g. "
+                        "--baseline-overrides=\"--components.mst_parser.features.cluster_bits 0\" "
+                        "where its config cannot start on a language")
     p.add_argument("--note", default="", help="how the baseline was set up (kept in the results)")
     p.add_argument("--data-dir", type=Path, default=common.DATA)
     p.add_argument("--work", type=Path, default=common.REPO_ROOT / "benchmarks" / "work" / "train_time")
@@ -100,6 +109,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error(f"--baseline {args.baseline}: no configs/{args.config} there")
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
+    if args.n_sents < 1:
+        p.error("--n-sents must be at least 1")
     found = {tb["name"]: tb for tb in find_treebanks(args.data_dir)}
     if not found:
         p.error(f"--data-dir {args.data_dir}: no *-ud-train.conllu files")
@@ -115,27 +126,29 @@ def main(argv: Optional[List[str]] = None) -> int:
                      "python": ("the same interpreter" if args.baseline_python == sys.executable
                                 else args.baseline_python),
                      "commit": common.git("-C", str(baseline), "rev-parse", "HEAD"),
-                     "note": args.note},
-        "config": args.config, "rounds": args.rounds, "treebanks": {}}
+                     "overrides": args.baseline_overrides, "note": args.note},
+        "config": args.config, "rounds": args.rounds, "n_sents": args.n_sents, "treebanks": {}}
     corpora = {}
     for name in names:
         tb = found[name]
-        corpus = {split: args.work / "corpus" / f"{name}-{split}.spacy" for split in ("train", "dev")}
+        corpus = {split: args.work / "corpus" / f"{name}-{split}-n{args.n_sents}.spacy"
+                  for split in ("train", "dev")}
         corpus["train"].parent.mkdir(parents=True, exist_ok=True)
         for split, path in corpus.items():
-            convert(tb[split], path, tb["spacy_lang"], 1)
+            convert(tb[split], path, tb["spacy_lang"], args.n_sents)
         corpora[name] = corpus
         results["treebanks"][name] = {"train_words": treebank_stats(tb["train"])["words"], "runs": []}
-    sides = {"current": (common.REPO_ROOT, sys.executable), "baseline": (baseline, args.baseline_python)}
+    sides = {"current": (common.REPO_ROOT, sys.executable, []),
+             "baseline": (baseline, args.baseline_python, shlex.split(args.baseline_overrides))}
     for r in range(args.rounds):
         for name in names:
             order = ["baseline", "current"] if r % 2 == 0 else ["current", "baseline"]
             run = {"round": r + 1, "order": order}
             for side in order:
                 common.log(f"round {r + 1}: {side} on {name}")
-                root, python = sides[side]
+                root, python, overrides = sides[side]
                 run[side] = time_training(root, python, args.config, found[name], corpora[name],
-                                          args.work, side)
+                                          args.work, side, overrides)
             results["treebanks"][name]["runs"].append(run)
             common.save_results(results, args.output)
     for name in names:
