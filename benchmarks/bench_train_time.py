@@ -43,17 +43,17 @@ def time_training(root: Path, python: str, config: str, treebank: Dict[str, Any]
     """One ``spacy train`` of ``root``'s ``configs/CONFIG`` on the corpus
     (``overrides``: more ``--section.key value`` arguments), its CPU and
     wall time."""
-    out = work / "models" / f"{label}-{treebank['name']}"
+    run_name = f"{label}-{Path(config).stem}-{treebank['name']}"  # one per config: runs may share a work dir
+    out = work / "models" / run_name
     cmd = [python, "-m", "spacy", "train", str(root / "configs" / config),
            "--output", str(out), "--paths.train", str(corpus["train"].resolve()),
            "--paths.dev", str(corpus["dev"].resolve()), "--nlp.lang", treebank["spacy_lang"], *overrides]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in [env.get("PYTHONPATH")] if p])
-    run = common.run_measured(cmd, work / "logs" / f"{label}-{treebank['name']}.log",
-                              cwd=root, env=env)
+    log = work / "logs" / f"{run_name}.log"
+    run = common.run_measured(cmd, log, cwd=root, env=env)
     if run["returncode"] != 0:
-        raise RuntimeError(f"{label} training on {treebank['name']} failed: "
-                           f"{common.tail(work / 'logs' / (label + '-' + treebank['name'] + '.log'), 3)}")
+        raise RuntimeError(f"{label} training on {treebank['name']} failed: {common.tail(log, 3)}")
     return {"cpu_seconds": run["user_seconds"] + run["system_seconds"],
             "wall_seconds": run["wall_seconds"], "loadavg_before": run["loadavg_before"]}
 
