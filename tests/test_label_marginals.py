@@ -8,7 +8,7 @@ import pytest
 from test_labeler import encode, nlp, random_tree  # noqa: F401  (nlp: fixture)
 
 from spacy_mstparse.labeler.arc_labeler import CHAIN, CONTEXT, RESTRICT, VERSION_FLAGS, ArcLabeler
-from spacy_mstparse.labeler.chain_marginals import label_marginals
+from spacy_mstparse.labeler.chain_marginals import label_marginals, label_marginals_at
 
 
 def enumerated_marginals(labeler, s, heads, weights, root_label, temperature):
@@ -61,3 +61,33 @@ def test_low_temperature_concentrates_on_the_viterbi_labels(nlp):
     assert (cold[numpy.arange(1, 6), best[1:]] > 0.999).all()
     with pytest.raises(ValueError, match="temperature"):
         label_marginals(labeler, s, heads, weights, 0, 0.0)
+
+
+def test_several_temperatures_at_once_equal_one_at_a_time(nlp):
+    # long sentences, many labels, restricted and chained: the temperatures
+    # the calibration searches, from very cold to hot
+    rng = numpy.random.RandomState(11)
+    tags = ["DET", "NOUN", "VERB", "ADJ", "ADP", "PRON", "ADV"]
+    labeler = ArcLabeler(2**10, 12, False, 2)
+    temperatures = [0.02, 0.3, 1.0, 20.0]
+    for trial in range(4):
+        n = rng.randint(20, 60)
+        s = encode(nlp, [f"w{i}" for i in range(n)], list(rng.choice(tags, n)))
+        heads = random_tree(rng, n)
+        if trial == 0:
+            gold = numpy.array([-1] + list(rng.randint(12, size=n)), dtype="int32")
+            labeler.fit_restrictions([(s, heads, gold)])
+        weights = (rng.normal(size=labeler.n_weights) * 5).astype("float32")
+        together = label_marginals_at(labeler, s, heads, weights, 0, temperatures)
+        assert len(together) == len(temperatures)
+        for t, marg in zip(temperatures, together):
+            alone = label_marginals(labeler, s, heads, weights, 0, t)
+            numpy.testing.assert_array_equal(marg, alone)
+            assert numpy.isfinite(marg).all()
+            numpy.testing.assert_allclose(marg[1:].sum(axis=1), 1.0)
+        # colder is more certain of the Viterbi labelling
+        best = labeler.predict(s, heads, weights, 0)[1:]
+        words = numpy.arange(1, n + 1)
+        assert together[0][words, best].mean() > together[-1][words, best].mean()
+    with pytest.raises(ValueError, match="temperature"):
+        label_marginals_at(labeler, s, heads, weights, 0, [1.0, -1.0])

@@ -17,7 +17,6 @@ its earlier components assigned.
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -26,7 +25,7 @@ from ..decoders.dispatch import DECODERS
 from ..graph.calibration_metrics import calibration_report
 from ..graph.marginals import arc_marginals
 from ..graph.temperature import fit_scalar, head_log_likelihood, label_log_likelihood
-from .base import same_words
+from .base import aligned_parse
 
 THRESHOLDS = (0.9, 0.99)
 # The temperatures searched (graph.temperature.fit_scalar): low, high, grid
@@ -99,19 +98,6 @@ def scored_examples(pipe, examples: Iterable[Example]) -> List[Scored]:
                                for eg in examples if eg.reference.has_annotation("DEP")])
 
 
-def aligned_parse(eg: Example) -> Tuple[list, list]:
-    """``eg.get_aligned_parse(projectivize=False)``: the reference's head
-    (token index) and label of each predicted token, None where unaligned;
-    read from the reference's arrays when both docs have the same words."""
-    y = eg.reference
-    if not same_words(eg):
-        return eg.get_aligned_parse(projectivize=False)
-    columns = y.to_array([HEAD, DEP])
-    heads = (numpy.arange(len(y), dtype="int64") + columns[:, 0].astype("int64")).tolist()
-    strings = y.vocab.strings
-    return heads, [strings[d] for d in columns[:, 1].tolist()]
-
-
 def scored_docs(pipe, gold_docs: Sequence[Doc], docs: Sequence[Doc]) -> List[Scored]:
     """Every chunk of ``docs`` (the gold docs' words, annotated by the
     pipeline before the parser) with the gold docs' trees."""
@@ -144,19 +130,22 @@ def _label_words(it: Scored) -> numpy.ndarray:
     return words[words > 0]
 
 
-def label_probabilities(model, items: Sequence[Scored], temperature: float):
+def label_probabilities(model, items: Sequence[Scored], temperatures: Sequence[float]):
     """(dep_prob of each predicted label, whether it is the gold label) over
-    the words whose predicted head is right."""
-    probs, correct = [], []
+    the words whose predicted head is right, at each of ``temperatures``."""
+    probs: List[list] = [[] for _ in temperatures]
+    correct = []
     for it in items:
         words = _label_words(it)
         if len(words):
-            marg = model.label_marginals(it.sentence, it.predicted, temperature)
-            probs.append(marg[words, it.labels[words]])
+            for out, marg in zip(probs, model.label_marginals_at(it.sentence, it.predicted,
+                                                                 temperatures)):
+                out.append(marg[words, it.labels[words]])
             correct.append(it.labels[words] == it.gold_labels[words])
-    if not probs:
-        return numpy.zeros(0), numpy.zeros(0, dtype=bool)
-    return numpy.concatenate(probs), numpy.concatenate(correct)
+    if not correct:
+        return [(numpy.zeros(0), numpy.zeros(0, dtype=bool)) for _ in temperatures]
+    right = numpy.concatenate(correct)
+    return [(numpy.concatenate(p), right) for p in probs]
 
 
 def _fit_sample(items: Sequence[Scored], max_words: Optional[int]) -> List[Scored]:
@@ -207,14 +196,15 @@ def report(pipe, items: Sequence[Scored], before: Tuple[float, float],
     at the ``before`` and ``after`` (head, label) temperatures."""
     graph = pipe.graph
     projective = DECODERS[graph.decoder].projective
-    parts = {"head": (lambda t: head_probabilities(items, t, projective), 0)}
+    parts = {"head": (lambda ts: [head_probabilities(items, t, projective) for t in ts], 0)}
     if graph.labeler is not None:
-        parts["label"] = (lambda t: label_probabilities(graph, items, t), 1)
+        parts["label"] = (lambda ts: label_probabilities(graph, items, ts), 1)
     out: Dict[str, Any] = {"sentences": len(items), "fitted_on_words": 0}
     for part, (probabilities, k) in parts.items():
+        at_before, at_after = probabilities([before[k], after[k]])
         out[part] = {"temperature": float(after[k]), "temperature_before": float(before[k]),
-                     "before": calibration_report(*probabilities(before[k]), THRESHOLDS),
-                     "after": calibration_report(*probabilities(after[k]), THRESHOLDS)}
+                     "before": calibration_report(*at_before, THRESHOLDS),
+                     "after": calibration_report(*at_after, THRESHOLDS)}
     return out
 
 

@@ -35,7 +35,7 @@ from ..features.second_order import SiblingFeatures
 from ..features.weights import quantize
 from ..learners.sparse_weights import NO_COMPACTION, check_compaction, compact
 from ..labeler.arc_labeler import LATEST_VERSION as LATEST_LABELER, ArcLabeler
-from ..labeler.chain_marginals import label_marginals
+from ..labeler.chain_marginals import label_marginals, label_marginals_at
 from .batch import FIRST_PASS_WIDTH, BatchParse
 from .final_word import attach_final, fit_final_tags
 
@@ -244,6 +244,12 @@ class GraphModel:
         (``labeler.chain_marginals``)."""
         return label_marginals(self.labeler, sentence, heads, self.label_weights,
                                self.root_label_id, temperature)
+
+    def label_marginals_at(self, sentence, heads, temperatures: Sequence[float]) -> List[numpy.ndarray]:
+        """``label_marginals`` at each of ``temperatures``, the label scores
+        computed once."""
+        return label_marginals_at(self.labeler, sentence, heads, self.label_weights,
+                                  self.root_label_id, temperatures)
 
     def fit_label_restrictions(self, gold) -> None:
         """The labels each (head tag, child tag, direction) may take, from the

@@ -15,7 +15,7 @@ labeler without transitions) it is each arc's softmax. T is the label
 temperature that calibration fits.
 """
 from libc.math cimport INFINITY, exp, log
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 import numpy
 
@@ -25,68 +25,74 @@ from .label_features cimport F_CHAIN, N_TRANS
 from .tree_context cimport C_LAST, C_PREV, N_CTX, tree_context
 
 
-cdef inline double _logaddexp(double a, double b) noexcept nogil:
-    if a == -INFINITY:
-        return b
-    if b == -INFINITY:
-        return a
-    if a > b:
-        return a + log(1.0 + exp(b - a))
-    return b + log(1.0 + exp(a - b))
-
-
-cdef void _transitions(ArcLabeler lab, Sentence s, const int32_t* heads, const int32_t* ctx,
-                       const float* w, int c, int prev, double* out) noexcept nogil:
-    """out[l]: the transition score into label l of word c from label ``prev``
-    of its previous dependent (``n_labels``: c is the first)."""
-    cdef uint64_t rows[N_TRANS]
-    cdef int L = lab.n_labels, j, l
-    lab.transition_rows(s, heads, ctx, c, prev, rows)
-    for l in range(L):
-        out[l] = 0.0
-    for j in range(N_TRANS):
-        for l in range(L):
-            out[l] += w[rows[j] + l]
-
-
-cdef void _forward_backward(ArcLabeler lab, Sentence s, const int32_t* heads,
-                            const int32_t* ctx, const float* w, double inv_t,
-                            double* E, double* alpha, double* beta, double* trans,
-                            double* out) noexcept nogil:
-    """Label marginals of every word into out[c * L + l] (row 0 untouched).
-    E holds the emissions (``_emissions``) on entry and is scaled by 1/T."""
-    cdef int L = lab.n_labels, n1 = s.n + 1
+cdef void _chain_tables(ArcLabeler lab, Sentence s, const int32_t* heads, const int32_t* ctx,
+                        const float* w, double* E, uint8_t* reach, double* Tr) noexcept nogil:
+    """What the distribution needs besides the temperature: the labels each
+    word can take on a path of its chain (``reach``: emission finite and,
+    after the first dependent, some reachable label of the previous one),
+    and the transition scores into each word, Tr[(c * L + l) * (L + 1) + p]
+    from label p of its previous dependent (p = L: c is the first; only the
+    rows of reachable p filled). E holds the emissions (``_emissions``)."""
+    cdef int L = lab.n_labels, n1 = s.n + 1, L1 = L + 1
     cdef bint chain = lab.flags & F_CHAIN
-    cdef int c, h, l, p, pc, nxt
-    cdef double z, v
+    cdef uint64_t rows[N_TRANS]
+    cdef int c, l, p, j, pc
+    cdef bint any_prev
+    cdef double t
     for c in range(1, n1):
+        pc = ctx[C_PREV * n1 + c] if chain else -1
+        any_prev = pc < 0
+        if pc >= 0:
+            for p in range(L):
+                if reach[pc * L + p]:
+                    any_prev = True
         for l in range(L):
-            E[c * L + l] = E[c * L + l] * inv_t if E[c * L + l] != -INFINITY else -INFINITY
+            reach[c * L + l] = any_prev and E[c * L + l] != -INFINITY
+        if not chain:
+            continue
+        for p in range(L1):
+            if (p == L) != (pc < 0) or (p < L and not reach[pc * L + p]):
+                continue
+            lab.transition_rows(s, heads, ctx, c, p, rows)
+            for l in range(L):
+                t = 0.0
+                for j in range(N_TRANS):
+                    t += w[rows[j] + l]
+                Tr[(c * L + l) * L1 + p] = t
+
+
+cdef void _forward_backward(int L, int n1, bint chain, const int32_t* ctx, const double* E,
+                            const uint8_t* reach, const double* Tr, double inv_t,
+                            double* alpha, double* beta, double* out) noexcept nogil:
+    """Label marginals of every word into out[c * L + l] (row 0 untouched)
+    at temperature 1 / ``inv_t``, from the tables of ``_chain_tables``. Sums
+    in log space, each shifted by its largest term."""
+    cdef int L1 = L + 1
+    cdef int c, h, l, p, pc, nxt
+    cdef double z, v, m, acc
+    cdef const double* tr
     # forward, left to right (a word's previous dependent lies to its left)
     for c in range(1, n1):
         pc = ctx[C_PREV * n1 + c] if chain else -1
-        if not chain:
-            for l in range(L):
-                alpha[c * L + l] = E[c * L + l]
-        elif pc < 0:
-            _transitions(lab, s, heads, ctx, w, c, L, trans)
-            for l in range(L):
-                alpha[c * L + l] = (E[c * L + l] + trans[l] * inv_t
-                                    if E[c * L + l] != -INFINITY else -INFINITY)
-        else:
-            for l in range(L):
-                alpha[c * L + l] = -INFINITY
-            for p in range(L):
-                if alpha[pc * L + p] == -INFINITY:
-                    continue
-                _transitions(lab, s, heads, ctx, w, c, p, trans)
-                for l in range(L):
-                    if E[c * L + l] != -INFINITY:
-                        alpha[c * L + l] = _logaddexp(
-                            alpha[c * L + l], alpha[pc * L + p] + trans[l] * inv_t)
-            for l in range(L):
-                if E[c * L + l] != -INFINITY:
-                    alpha[c * L + l] += E[c * L + l]
+        for l in range(L):
+            alpha[c * L + l] = -INFINITY
+            if not reach[c * L + l]:
+                continue
+            tr = Tr + (c * L + l) * L1
+            if not chain:
+                alpha[c * L + l] = E[c * L + l] * inv_t
+            elif pc < 0:
+                alpha[c * L + l] = (E[c * L + l] + tr[L]) * inv_t
+            else:
+                m = -INFINITY
+                for p in range(L):
+                    if reach[pc * L + p]:
+                        m = max(m, alpha[pc * L + p] + tr[p] * inv_t)
+                acc = 0.0
+                for p in range(L):
+                    if reach[pc * L + p]:
+                        acc += exp(alpha[pc * L + p] + tr[p] * inv_t - m)
+                alpha[c * L + l] = m + log(acc) + E[c * L + l] * inv_t
     # backward, right to left: beta[c, p] over the rest of c's chain
     for c in range(1, n1):
         for l in range(L):
@@ -97,36 +103,94 @@ cdef void _forward_backward(ArcLabeler lab, Sentence s, const int32_t* heads,
             if pc < 0:
                 continue
             for p in range(L):
-                v = -INFINITY
-                if alpha[pc * L + p] != -INFINITY:
-                    _transitions(lab, s, heads, ctx, w, nxt, p, trans)
-                    for l in range(L):
-                        if E[nxt * L + l] != -INFINITY:
-                            v = _logaddexp(v, trans[l] * inv_t + E[nxt * L + l]
-                                           + beta[nxt * L + l])
-                beta[pc * L + p] = v
-    # marginals: alpha * beta / Z of the chain (Z from its last dependent)
-    for h in range(n1):
-        c = ctx[C_LAST * n1 + h] if chain else -1
-        if chain and c < 0:
-            continue
-        if chain:
-            z = -INFINITY
-            for l in range(L):
-                z = _logaddexp(z, alpha[c * L + l])
-            while c >= 0:
+                if not reach[pc * L + p]:
+                    beta[pc * L + p] = -INFINITY
+                    continue
+                m = -INFINITY
                 for l in range(L):
-                    v = alpha[c * L + l] + beta[c * L + l]
-                    out[c * L + l] = exp(min(v - z, 0.0)) if v != -INFINITY else 0.0
-                c = ctx[C_PREV * n1 + c]
+                    if reach[nxt * L + l]:
+                        m = max(m, (Tr[(nxt * L + l) * L1 + p] + E[nxt * L + l]) * inv_t
+                                + beta[nxt * L + l])
+                acc = 0.0
+                if m != -INFINITY:
+                    for l in range(L):
+                        if reach[nxt * L + l]:
+                            acc += exp((Tr[(nxt * L + l) * L1 + p] + E[nxt * L + l]) * inv_t
+                                       + beta[nxt * L + l] - m)
+                beta[pc * L + p] = m + log(acc) if acc > 0.0 else -INFINITY
+    # marginals: alpha * beta / Z of the chain (Z from its last dependent;
+    # without the chain every word is its own)
+    for h in range(n1 if chain else 0):
+        c = ctx[C_LAST * n1 + h]
+        if c < 0:
+            continue
+        z = _log_sum(alpha + c * L, L)
+        while c >= 0:
+            for l in range(L):
+                v = alpha[c * L + l] + beta[c * L + l]
+                out[c * L + l] = exp(min(v - z, 0.0)) if v != -INFINITY else 0.0
+            c = ctx[C_PREV * n1 + c]
     if not chain:
         for c in range(1, n1):
-            z = -INFINITY
-            for l in range(L):
-                z = _logaddexp(z, alpha[c * L + l])
+            z = _log_sum(alpha + c * L, L)
             for l in range(L):
                 out[c * L + l] = (exp(min(alpha[c * L + l] - z, 0.0))
                                   if alpha[c * L + l] != -INFINITY else 0.0)
+
+
+cdef double _log_sum(const double* x, int L) noexcept nogil:
+    """log of the sum of exp(x[l]), shifted by the largest term."""
+    cdef double m = -INFINITY, acc = 0.0
+    cdef int l
+    for l in range(L):
+        m = max(m, x[l])
+    if m == -INFINITY:
+        return m
+    for l in range(L):
+        acc += exp(x[l] - m)
+    return m + log(acc)
+
+
+def label_marginals_at(ArcLabeler labeler, Sentence s, const int32_t[:] heads,
+                       const float[::1] weights, int root_label, temperatures):
+    """``label_marginals`` at each of ``temperatures``: a list of float64
+    (n+1, n_labels) arrays; the scores are computed once for all of them."""
+    temperatures = [float(t) for t in temperatures]
+    for t in temperatures:
+        if not t > 0:
+            raise ValueError(f"temperature must be > 0, got {t!r}")
+    if <uint64_t>weights.shape[0] != labeler.n_rows * labeler.n_labels:
+        raise ValueError("weights do not match the labeler's table size")
+    labeler.context(s, heads)   # validates the tree
+    cdef int L = labeler.n_labels, n1 = s.n + 1
+    cdef bint chain = labeler.flags & F_CHAIN
+    tree = numpy.ascontiguousarray(heads, dtype="int32")
+    context = numpy.empty((N_CTX + 1) * n1, dtype="int32")
+    E = numpy.empty(n1 * L, dtype="float64")
+    reach = numpy.zeros(n1 * L, dtype="uint8")
+    Tr = numpy.zeros(n1 * L * (L + 1) if chain else 1, dtype="float64")
+    alpha = numpy.zeros(n1 * L, dtype="float64")
+    beta = numpy.zeros(n1 * L, dtype="float64")
+    cdef const int32_t[::1] tv = tree
+    cdef int32_t[::1] cv = context
+    cdef double[::1] ev = E, trv = Tr, av = alpha, bv = beta
+    cdef uint8_t[::1] rv = reach
+    cdef double[:, ::1] out
+    with nogil:
+        tree_context(s.n, &tv[0], &cv[0])
+        labeler._emissions(s, &tv[0], &cv[0], &weights[0], root_label, &ev[0])
+        _chain_tables(labeler, s, &tv[0], &cv[0], &weights[0], &ev[0], &rv[0], &trv[0])
+    results = []
+    cdef double inv_t
+    for t in temperatures:
+        result = numpy.zeros((n1, L), dtype="float64")
+        out = result
+        inv_t = 1.0 / t
+        with nogil:
+            _forward_backward(L, n1, chain, &cv[0], &ev[0], &rv[0], &trv[0], inv_t,
+                              &av[0], &bv[0], &out[0, 0])
+        results.append(result)
+    return results
 
 
 def label_marginals(ArcLabeler labeler, Sentence s, const int32_t[:] heads,
@@ -134,26 +198,4 @@ def label_marginals(ArcLabeler labeler, Sentence s, const int32_t[:] heads,
     """p(label l | tree) of every word under p(labels | tree) proportional to
     exp(score / ``temperature``): float64 (n+1, n_labels), row c for the
     arc heads[c] -> c (row 0 zeros; each other row sums to 1)."""
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature!r}")
-    if <uint64_t>weights.shape[0] != labeler.n_rows * labeler.n_labels:
-        raise ValueError("weights do not match the labeler's table size")
-    arrays = labeler.context(s, heads)   # validates the tree
-    cdef int L = labeler.n_labels, n1 = s.n + 1
-    tree = numpy.ascontiguousarray(heads, dtype="int32")
-    context = numpy.empty((N_CTX + 1) * n1, dtype="int32")
-    E = numpy.empty(n1 * L, dtype="float64")
-    alpha = numpy.zeros(n1 * L, dtype="float64")
-    beta = numpy.zeros(n1 * L, dtype="float64")
-    trans = numpy.zeros(L, dtype="float64")
-    result = numpy.zeros((n1, L), dtype="float64")
-    cdef const int32_t[::1] tv = tree
-    cdef int32_t[::1] cv = context
-    cdef double[::1] ev = E, av = alpha, bv = beta, trv = trans
-    cdef double[:, ::1] out = result
-    with nogil:
-        tree_context(s.n, &tv[0], &cv[0])
-        labeler._emissions(s, &tv[0], &cv[0], &weights[0], root_label, &ev[0])
-        _forward_backward(labeler, s, &tv[0], &cv[0], &weights[0], 1.0 / temperature,
-                          &ev[0], &av[0], &bv[0], &trv[0], &out[0, 0])
-    return result
+    return label_marginals_at(labeler, s, heads, weights, root_label, [temperature])[0]
