@@ -58,6 +58,19 @@ def same_words(eg: Example) -> bool:
         eg.predicted.to_array(ORTH), eg.reference.to_array(ORTH))
 
 
+def aligned_parse(eg: Example) -> Tuple[list, list]:
+    """``eg.get_aligned_parse(projectivize=False)``: the reference's head
+    (token index) and label of each predicted token, None where unaligned;
+    read from the reference's arrays when both docs have the same words."""
+    y = eg.reference
+    if not same_words(eg):
+        return eg.get_aligned_parse(projectivize=False)
+    columns = y.to_array([HEAD, DEP])
+    heads = (numpy.arange(len(y), dtype="int64") + columns[:, 0].astype("int64")).tolist()
+    strings = y.vocab.strings
+    return heads, [strings[d] for d in columns[:, 1].tolist()]
+
+
 class DependencyPipe(serialization.PartsSerializer, Pipe):
     """Base class of the two parser components.
 

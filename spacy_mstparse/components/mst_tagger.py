@@ -19,6 +19,7 @@ than UPOS) and ``token.morph``, and scores ``pos_acc``, ``tag_acc``,
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
+from spacy.attrs import ORTH
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.pipeline.morphologizer import morphologizer_score
@@ -41,6 +42,11 @@ from .serialization import ModelDataError
 
 FORMAT_VERSION = 2    # 2: the FEATS guesser (guesser.npz)
 AUTO = "auto"
+
+
+def _words_key(doc: Doc) -> bytes:
+    """A doc's words, as the key of its jackknifed tags."""
+    return doc.to_array(ORTH).tobytes()
 
 
 def score_tags(examples: Iterable[Example], **kwargs) -> Dict[str, object]:
@@ -97,7 +103,7 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
         self.model: Optional[TaggerModel] = None
         self.lexicon: Dict[int, int] = {}              # ambiguity classes of the training words
         self.report: dict = {}
-        self._training_tags: Dict[tuple, tuple] = {}   # words -> jackknifed ids (not saved)
+        self._training_tags: Dict[bytes, tuple] = {}   # words -> jackknifed ids (not saved)
 
     @property
     def labels(self):
@@ -122,8 +128,7 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
                  f"{', '.join(self.report['predicts'])}; {epochs} epochs"
                  + (f", {self.cfg['folds']} jackknife folds" if self.cfg["folds"] > 1 else ""))
         predicted = jackknife(self.inventory, sentences, self.cfg["folds"], epochs, n_buckets, seed)
-        self._training_tags = {tuple(t.text for t in doc): tags
-                               for doc, tags in zip(docs, predicted)}
+        self._training_tags = {_words_key(doc): tags for doc, tags in zip(docs, predicted)}
         self.model, self.lexicon = train_model(self.inventory, sentences, epochs, n_buckets, seed)
 
     def _gold_sentence(self, doc: Doc) -> TaggedSentence:
@@ -143,10 +148,9 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
         self._require_initialized()
         out = []
         for doc in docs:
-            words = tuple(t.text for t in doc)
-            tags = self._training_tags.get(words)
+            tags = self._training_tags.get(_words_key(doc)) if self._training_tags else None
             out.append(tags if tags is not None
-                       else self.model.tag(word_attributes(words, self.lexicon)))
+                       else self.model.tag(word_attributes([t.text for t in doc], self.lexicon)))
         return out
 
     def set_annotations(self, docs: Iterable[Doc], tags: List[tuple]) -> None:

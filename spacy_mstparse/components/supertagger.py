@@ -30,6 +30,7 @@ from ..features.doc_arrays import SUPERTAG_ATTR
 from ..setting_types import number_in
 from ..features.supertags import supertags
 from . import extensions  # noqa: F401  (registers doc._.supertag_ids, token._.supertag)
+from .base import aligned_parse
 
 DEFAULT_MODEL = Config().from_str("""
 [model]
@@ -47,7 +48,7 @@ upstream = "*"
 def gold_supertags(eg: Example) -> List[Optional[str]]:
     """The supertags of the reference parse, aligned to the predicted
     tokens (None where a token is not aligned or has no head)."""
-    heads, deps = eg.get_aligned_parse(projectivize=False)
+    heads, deps = aligned_parse(eg)
     return supertags(list(heads), list(deps))
 
 
