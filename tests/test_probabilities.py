@@ -364,6 +364,32 @@ def test_evaluation_after_updates_calibrates(trained_pipeline, sample_dev):
     assert parser.cfg["temperature"] == t and again["head_ece"] == pytest.approx(scores["head_ece"])
 
 
+def test_fitted_temperatures_follow_the_scale_of_the_weights(trained_pipeline, sample_dev):
+    """p(tree) and p(labels | tree) depend on score / T only, so weights
+    scaled by c are fitted c times the temperature, also far above what a
+    model trained on a small sample needs (label temperatures of 13-17 are
+    common on full treebanks)."""
+    import spacy
+    from spacy.training import Example
+
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+    nlp = spacy.load(trained_pipeline)
+    parser = nlp.get_pipe("mst_parser")
+    gold = list(read_conllu(sample_dev, nlp.vocab))[:80]
+    examples = [Example(gold_annotated_doc(Example(g.copy(), g)), g) for g in gold]
+    parser.calibrate(examples)
+    t, lt = parser.cfg["temperature"], parser.cfg["label_temperature"]
+    arc, label = parser.prediction_weights()
+    scale = 60.0 / lt
+    arc *= 40.0 / t
+    label *= scale
+    parser.calibrate(examples)
+    assert parser.cfg["temperature"] == pytest.approx(40.0, rel=0.05)
+    assert parser.cfg["label_temperature"] == pytest.approx(60.0, rel=0.05)
+
+
 def test_before_to_disk_callback_calibrates_an_updated_parser(sample_train, sample_dev, tmp_path):
     """The shipped configs' [training.before_to_disk]: the temperatures of a
     parser updated since its last evaluation (the final model-last) are
