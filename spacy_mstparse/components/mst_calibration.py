@@ -168,17 +168,16 @@ def fit_temperatures(pipe, items: Sequence[Scored], max_words: Optional[int] = M
     graph = pipe.graph
     projective = DECODERS[graph.decoder].projective
     sample = _fit_sample(items, max_words)
-    # the search starts from the temperatures fitted last (to the weights
-    # of the previous evaluation), when there are any
-    fitted = bool(pipe.cfg.get("calibration"))
+    # the search climbs from the pipe's temperatures: those fitted last (to
+    # the weights of the previous evaluation), 1 before the first fit
     heads = [(it.arc, it.gold, it.sib) for it in sample]  # unknown heads (< 0) left out
     head_t, _ = fit_scalar(lambda t: head_log_likelihood(heads, t, projective), **FIT_SEARCH,
-                           start=pipe.cfg["temperature"] if fitted else None)
+                           start=pipe.cfg["temperature"])
     label_t = None
     if graph.labeler is not None:
         labels = [(it.sentence, it.predicted, _gold_where(it)) for it in sample]
         label_t, _ = fit_scalar(lambda t: label_log_likelihood(graph, labels, t), **FIT_SEARCH,
-                                start=pipe.cfg["label_temperature"] if fitted else None)
+                                start=pipe.cfg["label_temperature"])
     result = report(pipe, items, before, (head_t, label_t))
     result["fitted_on_words"] = sum(len(it.gold) - 1 for it in sample)
     return result
