@@ -14,11 +14,12 @@ not take have probability 0). Without the chain (version 1, or a restricted
 labeler without transitions) it is each arc's softmax. T is the label
 temperature that calibration fits.
 """
-from libc.math cimport INFINITY, exp, log
+from libc.math cimport INFINITY, exp
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 import numpy
 
+from ..decoders.marginals cimport log_sum_exp
 from ..features.sentence cimport Sentence
 from .arc_labeler cimport ArcLabeler
 from .label_features cimport F_CHAIN, N_TRANS
@@ -63,13 +64,13 @@ cdef void _chain_tables(ArcLabeler lab, Sentence s, const int32_t* heads, const 
 
 cdef void _forward_backward(int L, int n1, bint chain, const int32_t* ctx, const double* E,
                             const uint8_t* reach, const double* Tr, double inv_t,
-                            double* alpha, double* beta, double* out) noexcept nogil:
+                            double* alpha, double* beta, double* terms, double* out) noexcept nogil:
     """Label marginals of every word into out[c * L + l] (row 0 untouched)
     at temperature 1 / ``inv_t``, from the tables of ``_chain_tables``. Sums
-    in log space, each shifted by its largest term."""
+    in log space (``log_sum_exp`` over the L ``terms``)."""
     cdef int L1 = L + 1
     cdef int c, h, l, p, pc, nxt
-    cdef double z, v, m, acc
+    cdef double z, v
     cdef const double* tr
     # forward, left to right (a word's previous dependent lies to its left)
     for c in range(1, n1):
@@ -84,15 +85,9 @@ cdef void _forward_backward(int L, int n1, bint chain, const int32_t* ctx, const
             elif pc < 0:
                 alpha[c * L + l] = (E[c * L + l] + tr[L]) * inv_t
             else:
-                m = -INFINITY
                 for p in range(L):
-                    if reach[pc * L + p]:
-                        m = max(m, alpha[pc * L + p] + tr[p] * inv_t)
-                acc = 0.0
-                for p in range(L):
-                    if reach[pc * L + p]:
-                        acc += exp(alpha[pc * L + p] + tr[p] * inv_t - m)
-                alpha[c * L + l] = m + log(acc) + E[c * L + l] * inv_t
+                    terms[p] = alpha[pc * L + p] + tr[p] * inv_t if reach[pc * L + p] else -INFINITY
+                alpha[c * L + l] = log_sum_exp(terms, L) + E[c * L + l] * inv_t
     # backward, right to left: beta[c, p] over the rest of c's chain
     for c in range(1, n1):
         for l in range(L):
@@ -106,25 +101,17 @@ cdef void _forward_backward(int L, int n1, bint chain, const int32_t* ctx, const
                 if not reach[pc * L + p]:
                     beta[pc * L + p] = -INFINITY
                     continue
-                m = -INFINITY
                 for l in range(L):
-                    if reach[nxt * L + l]:
-                        m = max(m, (Tr[(nxt * L + l) * L1 + p] + E[nxt * L + l]) * inv_t
-                                + beta[nxt * L + l])
-                acc = 0.0
-                if m != -INFINITY:
-                    for l in range(L):
-                        if reach[nxt * L + l]:
-                            acc += exp((Tr[(nxt * L + l) * L1 + p] + E[nxt * L + l]) * inv_t
-                                       + beta[nxt * L + l] - m)
-                beta[pc * L + p] = m + log(acc) if acc > 0.0 else -INFINITY
+                    terms[l] = ((Tr[(nxt * L + l) * L1 + p] + E[nxt * L + l]) * inv_t
+                                + beta[nxt * L + l] if reach[nxt * L + l] else -INFINITY)
+                beta[pc * L + p] = log_sum_exp(terms, L)
     # marginals: alpha * beta / Z of the chain (Z from its last dependent;
     # without the chain every word is its own)
     for h in range(n1 if chain else 0):
         c = ctx[C_LAST * n1 + h]
         if c < 0:
             continue
-        z = _log_sum(alpha + c * L, L)
+        z = log_sum_exp(alpha + c * L, L)
         while c >= 0:
             for l in range(L):
                 v = alpha[c * L + l] + beta[c * L + l]
@@ -132,23 +119,10 @@ cdef void _forward_backward(int L, int n1, bint chain, const int32_t* ctx, const
             c = ctx[C_PREV * n1 + c]
     if not chain:
         for c in range(1, n1):
-            z = _log_sum(alpha + c * L, L)
+            z = log_sum_exp(alpha + c * L, L)
             for l in range(L):
                 out[c * L + l] = (exp(min(alpha[c * L + l] - z, 0.0))
                                   if alpha[c * L + l] != -INFINITY else 0.0)
-
-
-cdef double _log_sum(const double* x, int L) noexcept nogil:
-    """log of the sum of exp(x[l]), shifted by the largest term."""
-    cdef double m = -INFINITY, acc = 0.0
-    cdef int l
-    for l in range(L):
-        m = max(m, x[l])
-    if m == -INFINITY:
-        return m
-    for l in range(L):
-        acc += exp(x[l] - m)
-    return m + log(acc)
 
 
 def label_marginals_at(ArcLabeler labeler, Sentence s, const int32_t[:] heads,
@@ -171,9 +145,10 @@ def label_marginals_at(ArcLabeler labeler, Sentence s, const int32_t[:] heads,
     Tr = numpy.zeros(n1 * L * (L + 1) if chain else 1, dtype="float64")
     alpha = numpy.zeros(n1 * L, dtype="float64")
     beta = numpy.zeros(n1 * L, dtype="float64")
+    terms = numpy.zeros(L, dtype="float64")
     cdef const int32_t[::1] tv = tree
     cdef int32_t[::1] cv = context
-    cdef double[::1] ev = E, trv = Tr, av = alpha, bv = beta
+    cdef double[::1] ev = E, trv = Tr, av = alpha, bv = beta, sv = terms
     cdef uint8_t[::1] rv = reach
     cdef double[:, ::1] out
     with nogil:
@@ -188,7 +163,7 @@ def label_marginals_at(ArcLabeler labeler, Sentence s, const int32_t[:] heads,
         inv_t = 1.0 / t
         with nogil:
             _forward_backward(L, n1, chain, &cv[0], &ev[0], &rv[0], &trv[0], inv_t,
-                              &av[0], &bv[0], &out[0, 0])
+                              &av[0], &bv[0], &sv[0], &out[0, 0])
         results.append(result)
     return results
 
