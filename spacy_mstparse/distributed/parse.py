@@ -382,7 +382,9 @@ class ParseBatch:
     CoNLL-U (empty for an empty text): a document (``# newdoc id``) named
     by the row's ``id_column`` (without one: its index in the batch), whose
     sentences are ``<id>-1``, ``<id>-2``, ... in ``# sent_id`` (so the ids
-    stay unique across rows with ids). The pipeline loads once per instance."""
+    stay unique across rows with ids). Ray Data may return the rows in
+    another order: an id column is how to match them back to their inputs.
+    The pipeline loads once per instance."""
 
     def __init__(self, model, text_column: str = "text", output_column: str = "conllu",
                  batch_size: int = 64, id_column: str = "id"):
