@@ -91,7 +91,8 @@ class Reference:
         self.errors = 0
 
     def buckets(self, keys, kind, c):
-        return [py_mix(k, py_mix(kind, c)) & (N_BUCKETS - 1) for k in keys]
+        # each key has a block of weights per kind of decision, one per class
+        return [(py_mix(k, kind) + int(c)) & (N_BUCKETS - 1) for k in keys]
 
     def class_buckets(self, keys, kind, c):
         out = self.buckets(keys, kind, c)

@@ -40,7 +40,7 @@ from ..tagging.word_attributes import word_attributes
 from . import serialization
 from .serialization import ModelDataError
 
-FORMAT_VERSION = 2    # 2: the FEATS guesser (guesser.npz)
+FORMAT_VERSION = 3    # 2: the FEATS guesser (guesser.npz); 3: weights in blocks per feature key
 AUTO = "auto"
 
 

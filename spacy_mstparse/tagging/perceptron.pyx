@@ -14,10 +14,14 @@ each of its pairs' share of the pairs of training words with its stem. The
 guesser's table is searched here (a binary search over sorted keys). The
 guess features have weights of their own (``guess_weights``), a small table
 apart from the word features'.
-Features are hashed: a feature key (a template and the values it reads) is
-combined with a class key into a bucket of one weight vector, the scaled,
-lazily averaged ``WeightTable`` of the parser's learners while training.
-Predictions use the averaged weights.
+Features are hashed: a feature key (a template and the values it reads) and
+the kind of decision give a block of one weight vector, whose class id-th
+entry is the weight of the feature for that class (the scaled, lazily
+averaged ``WeightTable`` of the parser's learners while training;
+predictions use the averaged weights). A decision's candidates are read key
+by key, from one block at a time: a few cache lines per key where a hash of
+the key and the class would cost one miss per candidate (hundreds of FEATS
+candidates per word in morphologically rich languages).
 """
 from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memset
@@ -97,13 +101,13 @@ cdef void word_keys(const uint64_t[:, ::1] attrs, Py_ssize_t i, uint64_t* keys) 
     keys[t + 11] = mix3(31, context(attrs, i - 1, A_AMBIGUITY), attrs[i, A_AMBIGUITY])
 
 
-cdef inline double class_score(const uint64_t* keys, int n_keys, uint64_t class_key,
-                               const float* w, double scale, uint64_t mask) noexcept nogil:
-    cdef double total = 0.0
+cdef inline void block_starts(const uint64_t* keys, int n_keys, int kind,
+                              uint64_t* out) noexcept nogil:
+    """The weight blocks of the feature keys for a kind of decision: the
+    weight of key j for class c is at ``(out[j] + c) & mask``."""
     cdef int j
     for j in range(n_keys):
-        total += w[mix(keys[j], class_key) & mask]
-    return total * scale
+        out[j] = mix(keys[j], <uint64_t>kind)
 
 
 cdef inline uint64_t guess_key(int upos, int kind, uint64_t string_id) noexcept nogil:
@@ -121,6 +125,8 @@ cdef class TaggerModel:
     cdef readonly object weights       # float32 averaged weights, or None while training
     cdef readonly WeightTable table    # the training state, or None
     cdef double[::1] pair_cache
+    cdef double[::1] cand_scores     # the candidates' scores of one decision
+    cdef uint64_t pair_blocks[N_KEYS]   # the word's blocks of the pairs' weights
     cdef long long[::1] pair_stamp
     cdef long long stamp
     cdef object _xpos, _feats, _pairs    # (ptr, ids) arrays kept alive
@@ -173,6 +179,7 @@ cdef class TaggerModel:
         pair_ids = self._pairs[1]
         self.n_pairs = int(pair_ids.max()) + 1 if pair_ids.shape[0] else 0
         self.pair_cache = numpy.zeros(max(self.n_pairs, 1), dtype=numpy.float64)
+        self.cand_scores = numpy.zeros(max(n_upos, n_xpos, n_feats, 1), dtype=numpy.float64)
         self.pair_stamp = numpy.full(max(self.n_pairs, 1), -1, dtype=numpy.int64)
         self.stamp = 0
         self.g_count = numpy.zeros(max(n_feats, 1), dtype=numpy.float64)
@@ -425,12 +432,26 @@ cdef class TaggerModel:
     cdef int _choose(self, const uint64_t* keys, int n_keys, int kind,
                      const int32_t* cands, int n_cands, const float* w, double scale) noexcept nogil:
         """The best candidate of a decision (-1 when there is none)."""
-        cdef int best = -1, k, c, p
+        cdef int best = -1, k, c, p, j
         cdef double best_score = 0.0, score
         cdef uint64_t gb[N_GUESS]
+        cdef uint64_t blocks[N_KEYS]
+        cdef uint64_t start, mask = self.mask
+        cdef double* own = &self.cand_scores[0]
+        block_starts(keys, n_keys, kind, blocks)
+        for k in range(n_cands):
+            own[k] = 0.0
+        for j in range(n_keys):       # key by key: one block of weights at a time
+            start = blocks[j]
+            if cands == NULL:
+                for k in range(n_cands):
+                    own[k] += w[(start + <uint64_t>k) & mask]
+            else:
+                for k in range(n_cands):
+                    own[k] += w[(start + <uint64_t>cands[k]) & mask]
         for k in range(n_cands):
             c = cands[k] if cands != NULL else k
-            score = class_score(keys, n_keys, mix(kind, c), w, scale, self.mask)
+            score = own[k] * scale
             if kind == K_FEATS:
                 for p in range(self.pairs_ptr[c], self.pairs_ptr[c + 1]):
                     score += self._pair_score(keys, n_keys, self.pairs_ids[p], w, scale)
@@ -445,23 +466,31 @@ cdef class TaggerModel:
 
     cdef double _pair_score(self, const uint64_t* keys, int n_keys, int pair,
                             const float* w, double scale) noexcept nogil:
+        """The score of an attribute=value pair for the current word (computed
+        once per word: ``pair_blocks`` are its keys' blocks of pair weights)."""
+        cdef double total = 0.0
+        cdef int j
         if self.pair_stamp[pair] != self.stamp:
+            for j in range(n_keys):
+                total += w[(self.pair_blocks[j] + <uint64_t>pair) & self.mask]
             self.pair_stamp[pair] = self.stamp
-            self.pair_cache[pair] = class_score(keys, n_keys, mix(K_PAIR, pair), w, scale, self.mask)
+            self.pair_cache[pair] = total * scale
         return self.pair_cache[pair]
 
     cdef void _update(self, const uint64_t* keys, int n_keys, int kind, int c, double step) noexcept nogil:
         cdef uint64_t buckets[N_KEYS]
+        cdef uint64_t blocks[N_KEYS]
         cdef double ones[N_KEYS]
         cdef int j, p
+        block_starts(keys, n_keys, kind, blocks)
         for j in range(n_keys):
             ones[j] = 1.0
-            buckets[j] = mix(keys[j], mix(kind, c)) & self.mask
+            buckets[j] = (blocks[j] + <uint64_t>c) & self.mask
         self.table.add_ptr(buckets, ones, n_keys, step)
         if kind == K_FEATS:
             for p in range(self.pairs_ptr[c], self.pairs_ptr[c + 1]):
                 for j in range(n_keys):
-                    buckets[j] = mix(keys[j], mix(K_PAIR, self.pairs_ids[p])) & self.mask
+                    buckets[j] = (self.pair_blocks[j] + <uint64_t>self.pairs_ids[p]) & self.mask
                 self.table.add_ptr(buckets, ones, n_keys, step)
             if self.g_keys.shape[0]:
                 self._guess_buckets(c, buckets)
@@ -483,7 +512,8 @@ cdef class TaggerModel:
             cands = &self.xpos_ids[0] + self.xpos_ptr[upos] if self.xpos_ids.shape[0] else NULL
             n_cands = self.xpos_ptr[upos + 1] - self.xpos_ptr[upos]
         else:
-            self.stamp += 1
+            self.stamp += 1      # a new word: the pairs' scores are computed again
+            block_starts(keys, N_KEYS, K_PAIR, self.pair_blocks)
             cands = &self.feats_ids[0] + self.feats_ptr[upos] if self.feats_ids.shape[0] else NULL
             n_cands = self.feats_ptr[upos + 1] - self.feats_ptr[upos]
         choice = self._choose(keys, N_KEYS, kind, cands, n_cands, w, scale) if n_cands else -1
