@@ -454,7 +454,7 @@ cdef class TaggerModel:
             score = own[k] * scale
             if kind == K_FEATS:
                 for p in range(self.pairs_ptr[c], self.pairs_ptr[c + 1]):
-                    score += self._pair_score(keys, n_keys, self.pairs_ids[p], w, scale)
+                    score += self._pair_score(n_keys, self.pairs_ids[p], w, scale)
                 if self.g_keys.shape[0]:
                     self._guess_buckets(c, gb)
                     score += (self.gw[gb[0]] + self.gw[gb[1]]) * self.gscale
@@ -464,8 +464,8 @@ cdef class TaggerModel:
                 best, best_score = c, score
         return best
 
-    cdef double _pair_score(self, const uint64_t* keys, int n_keys, int pair,
-                            const float* w, double scale) noexcept nogil:
+    cdef double _pair_score(self, int n_keys, int pair, const float* w,
+                            double scale) noexcept nogil:
         """The score of an attribute=value pair for the current word (computed
         once per word: ``pair_blocks`` are its keys' blocks of pair weights)."""
         cdef double total = 0.0
