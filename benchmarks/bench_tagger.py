@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from . import common
-from .bench_languages import convert, find_treebanks
+from .baseline_runs import (add_options, baseline_record, finish, interleaved_rounds,
+                            treebanks_with_dev)
+from .bench_languages import convert
 from .conllu_text import treebank_stats
 
 # The child's program: only the public API, so that it runs on both checkouts.
@@ -109,14 +111,8 @@ def markdown(results: Dict[str, Any]) -> str:
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--baseline", type=Path, required=True,
-                   help="a checkout of the project at an earlier commit, built in place")
-    p.add_argument("--baseline-python", default=sys.executable,
-                   help="the interpreter the baseline runs with")
-    p.add_argument("--treebanks", default="", help="comma-separated names (default: all with dev)")
-    p.add_argument("--rounds", type=int, default=3)
+    add_options(p, rounds=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--data-dir", type=Path, default=common.DATA)
     p.add_argument("--work", type=Path, default=common.REPO_ROOT / "benchmarks" / "work" / "tagger")
     p.add_argument("--output", type=Path, default=common.RESULTS / "tagger_speed.json")
     args = p.parse_args(argv)
@@ -125,21 +121,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error(f"--baseline {args.baseline}: no spacy_mstparse package there")
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
-    found = {tb["name"]: tb for tb in find_treebanks(args.data_dir)}
-    if not found:
-        p.error(f"--data-dir {args.data_dir}: no *-ud-train.conllu files")
-    names = (common.choose_names(p, args.treebanks, found, "treebank") if args.treebanks
-             else sorted(n for n, tb in found.items() if tb["dev"] is not None))
-    missing_dev = [n for n in names if found[n]["dev"] is None]
-    if missing_dev:
-        p.error(f"no dev split: {', '.join(missing_dev)}")
+    found, names = treebanks_with_dev(p, args.data_dir, args.treebanks)
     results: Dict[str, Any] = {
         "command": common.invocation("bench_tagger", argv),
         "machine": common.machine_info(), "code": common.working_tree_code(),
-        "baseline": {"dir": common.rel(baseline),
-                     "python": ("the same interpreter" if args.baseline_python == sys.executable
-                                else args.baseline_python),
-                     "commit": common.git("-C", str(baseline), "rev-parse", "HEAD")},
+        "baseline": baseline_record(baseline, args.baseline_python),
         "rounds": args.rounds, "seed": args.seed, "treebanks": {}}
     corpora, words = {}, {}
     for name in names:
@@ -151,19 +137,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         words[name] = {split: treebank_stats(tb[split])["words"] for split in ("train", "dev")}
         results["treebanks"][name] = {"words": words[name], "runs": []}
     sides = {"current": (common.REPO_ROOT, sys.executable), "baseline": (baseline, args.baseline_python)}
-    for r in range(args.rounds):
-        for name in names:
-            order = ["baseline", "current"] if r % 2 == 0 else ["current", "baseline"]
-            run: Dict[str, Any] = {"round": r + 1, "order": order}
-            for side in order:
-                common.log(f"round {r + 1}: {side} on {name}")
-                run[side] = run_child(*sides[side], corpora[name], args.seed)
-            results["treebanks"][name]["runs"].append(run)
-            common.save_results(results, args.output)
-    for name in names:
-        tb = results["treebanks"][name]
-        tb["summary"] = summarise(tb["runs"], tb["words"])
-    common.finish_results(results, args.output, markdown(results), args.output.with_suffix(".md"))
+    interleaved_rounds(args.rounds, names,
+                       lambda side, name: run_child(*sides[side], corpora[name], args.seed),
+                       results, args.output)
+    finish(results, args.output, lambda tb: summarise(tb["runs"], tb["words"]), markdown)
     return 0
 
 

@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import common
-from .bench_languages import convert, find_treebanks
+from .baseline_runs import (add_options, baseline_record, finish, interleaved_rounds,
+                            treebanks_with_dev)
+from .bench_languages import convert
 from .conllu_text import treebank_stats
 
 
@@ -86,13 +88,8 @@ def markdown(results: Dict[str, Any]) -> str:
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--baseline", type=Path, required=True,
-                   help="a checkout of the project at an earlier commit, built in place")
-    p.add_argument("--baseline-python", default=sys.executable,
-                   help="the interpreter the baseline trains with")
+    add_options(p, rounds=2)
     p.add_argument("--config", default="mst_parser.cfg", help="a config file name in configs/")
-    p.add_argument("--treebanks", default="", help="comma-separated names (default: all)")
-    p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--n-sents", type=int, default=1,
                    help="sentences per Doc of the converted corpora (10 for a config with a senter)")
     p.add_argument("--baseline-overrides", default="",
@@ -100,7 +97,6 @@ def main(argv: Optional[List[str]] = None) -> int:
                         "--baseline-overrides=\"--components.mst_parser.features.cluster_bits 0\" "
                         "where its config cannot start on a language")
     p.add_argument("--note", default="", help="how the baseline was set up (kept in the results)")
-    p.add_argument("--data-dir", type=Path, default=common.DATA)
     p.add_argument("--work", type=Path, default=common.REPO_ROOT / "benchmarks" / "work" / "train_time")
     p.add_argument("--output", type=Path, default=common.RESULTS / "train_time_languages.json")
     args = p.parse_args(argv)
@@ -111,22 +107,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error("--rounds must be at least 1")
     if args.n_sents < 1:
         p.error("--n-sents must be at least 1")
-    found = {tb["name"]: tb for tb in find_treebanks(args.data_dir)}
-    if not found:
-        p.error(f"--data-dir {args.data_dir}: no *-ud-train.conllu files")
-    names = (common.choose_names(p, args.treebanks, found, "treebank") if args.treebanks
-             else sorted(n for n, tb in found.items() if tb["dev"] is not None))
-    missing_dev = [n for n in names if found[n]["dev"] is None]
-    if missing_dev:
-        p.error(f"no dev split (spacy train needs one): {', '.join(missing_dev)}")
+    found, names = treebanks_with_dev(p, args.data_dir, args.treebanks, why="spacy train needs one")
     results: Dict[str, Any] = {
         "command": common.invocation("bench_train_time", argv),
         "machine": common.machine_info(), "code": common.working_tree_code(),
-        "baseline": {"dir": common.rel(baseline),
-                     "python": ("the same interpreter" if args.baseline_python == sys.executable
-                                else args.baseline_python),
-                     "commit": common.git("-C", str(baseline), "rev-parse", "HEAD"),
-                     "overrides": args.baseline_overrides, "note": args.note},
+        "baseline": baseline_record(baseline, args.baseline_python,
+                                    overrides=args.baseline_overrides, note=args.note),
         "config": args.config, "rounds": args.rounds, "n_sents": args.n_sents, "treebanks": {}}
     corpora = {}
     for name in names:
@@ -140,21 +126,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         results["treebanks"][name] = {"train_words": treebank_stats(tb["train"])["words"], "runs": []}
     sides = {"current": (common.REPO_ROOT, sys.executable, []),
              "baseline": (baseline, args.baseline_python, shlex.split(args.baseline_overrides))}
-    for r in range(args.rounds):
-        for name in names:
-            order = ["baseline", "current"] if r % 2 == 0 else ["current", "baseline"]
-            run = {"round": r + 1, "order": order}
-            for side in order:
-                common.log(f"round {r + 1}: {side} on {name}")
-                root, python, overrides = sides[side]
-                run[side] = time_training(root, python, args.config, found[name], corpora[name],
-                                          args.work, side, overrides)
-            results["treebanks"][name]["runs"].append(run)
-            common.save_results(results, args.output)
-    for name in names:
-        tb = results["treebanks"][name]
-        tb["summary"] = summarise(tb["runs"], tb["train_words"])
-    common.finish_results(results, args.output, markdown(results), args.output.with_suffix(".md"))
+    def run(side: str, name: str) -> Dict[str, Any]:
+        root, python, overrides = sides[side]
+        return time_training(root, python, args.config, found[name], corpora[name],
+                             args.work, side, overrides)
+
+    interleaved_rounds(args.rounds, names, run, results, args.output)
+    finish(results, args.output, lambda tb: summarise(tb["runs"], tb["train_words"]), markdown)
     return 0
 
 
