@@ -3,6 +3,7 @@ share (``bench_train_time``, ``bench_tagger``): the treebanks they run on,
 the record of the baseline in the results, and the interleaved rounds (every
 round runs each treebank with both checkouts, the order alternating between
 rounds, so that a shared machine's load falls on both alike)."""
+import argparse
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence, Tuple
@@ -10,6 +11,13 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 from . import common
 
 SIDES = ("current", "baseline")
+
+
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def add_options(parser, rounds: int) -> None:
@@ -21,7 +29,7 @@ def add_options(parser, rounds: int) -> None:
                         help="the interpreter the baseline runs with")
     parser.add_argument("--treebanks", default="",
                         help="comma-separated names (default: all with a dev split)")
-    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--rounds", type=_at_least_one, default=rounds)
     parser.add_argument("--data-dir", type=Path, default=common.DATA)
 
 

@@ -19,7 +19,6 @@ Usage (about 5 min for the four treebanks and 3 rounds)::
 """
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -27,8 +26,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from . import common
-from .baseline_runs import (add_options, baseline_record, finish, interleaved_rounds,
-                            treebanks_with_dev)
+from .baseline_runs import (SIDES, add_options, baseline_record, finish,
+                            interleaved_rounds, treebanks_with_dev)
 from .bench_languages import convert
 from .conllu_text import treebank_stats
 
@@ -61,11 +60,9 @@ print(json.dumps({"train_cpu": train_cpu, "tag_cpu": tag_cpu, "pos_acc": scores.
 
 def run_child(root: Path, python: str, corpus: Dict[str, Path], seed: int) -> Dict[str, Any]:
     """One training and tagging by the checkout at ``root``."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in [env.get("PYTHONPATH")] if p])
     proc = subprocess.run([python, "-c", CHILD, str(corpus["train"].resolve()),
                            str(corpus["dev"].resolve()), str(seed)],
-                          cwd=root, env=env, capture_output=True, text=True)
+                          cwd=root, env=common.checkout_env(root), capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"the tagger run of {root} failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -74,7 +71,7 @@ def run_child(root: Path, python: str, corpus: Dict[str, Path], seed: int) -> Di
 def summarise(runs: List[Dict[str, Any]], words: Dict[str, int]) -> Dict[str, Any]:
     """Median CPU s per 1,000 words of each side, the median ratios and the accuracies."""
     out: Dict[str, Any] = {}
-    for side in ("current", "baseline"):
+    for side in SIDES:
         first = runs[0][side]
         out[side] = {
             "train_s_per_1k_words": statistics.median(r[side]["train_cpu"] for r in runs)
@@ -119,8 +116,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     baseline = args.baseline.resolve()
     if not (baseline / "spacy_mstparse").is_dir():
         p.error(f"--baseline {args.baseline}: no spacy_mstparse package there")
-    if args.rounds < 1:
-        p.error("--rounds must be at least 1")
     found, names = treebanks_with_dev(p, args.data_dir, args.treebanks)
     results: Dict[str, Any] = {
         "command": common.invocation("bench_tagger", argv),

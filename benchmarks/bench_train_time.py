@@ -25,7 +25,6 @@ Usage (about 10 min for three small treebanks and 2 rounds)::
         --output benchmarks/results/train_time_languages.json
 """
 import argparse
-import os
 import shlex
 import statistics
 import sys
@@ -33,8 +32,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import common
-from .baseline_runs import (add_options, baseline_record, finish, interleaved_rounds,
-                            treebanks_with_dev)
+from .baseline_runs import (add_options, baseline_record, finish,
+                            interleaved_rounds, treebanks_with_dev)
 from .bench_languages import convert
 from .conllu_text import treebank_stats
 
@@ -50,8 +49,7 @@ def time_training(root: Path, python: str, config: str, treebank: Dict[str, Any]
     cmd = [python, "-m", "spacy", "train", str(root / "configs" / config),
            "--output", str(out), "--paths.train", str(corpus["train"].resolve()),
            "--paths.dev", str(corpus["dev"].resolve()), "--nlp.lang", treebank["spacy_lang"], *overrides]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in [env.get("PYTHONPATH")] if p])
+    env = common.checkout_env(root)
     log = work / "logs" / f"{run_name}.log"
     run = common.run_measured(cmd, log, cwd=root, env=env)
     if run["returncode"] != 0:
@@ -103,8 +101,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     baseline = args.baseline.resolve()
     if not (baseline / "configs" / args.config).is_file():
         p.error(f"--baseline {args.baseline}: no configs/{args.config} there")
-    if args.rounds < 1:
-        p.error("--rounds must be at least 1")
     if args.n_sents < 1:
         p.error("--n-sents must be at least 1")
     found, names = treebanks_with_dev(p, args.data_dir, args.treebanks, why="spacy train needs one")

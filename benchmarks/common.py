@@ -384,6 +384,13 @@ def _imported_from(env: Optional[Dict[str, str]]) -> Optional[Path]:
     return Path(check.stdout.strip()).resolve() if check.returncode == 0 else None
 
 
+def checkout_env(root: Path) -> Dict[str, str]:
+    """This process's environment with ``root`` first on ``PYTHONPATH``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in [env.get("PYTHONPATH")] if p])
+    return env
+
+
 def use_snapshot(dest: Path) -> Dict[str, Any]:
     """Point every subprocess at the built snapshot ``dest``: ``PYTHONPATH``
     first, ``PYTHONSAFEPATH=1`` (neither the checkout in the working
@@ -394,9 +401,7 @@ def use_snapshot(dest: Path) -> Dict[str, Any]:
     built = dest / ".built"
     if not built.exists():
         sys.exit(f"{dest} is not a built snapshot (no .built)")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(dest.resolve()) + (
-        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = checkout_env(dest.resolve())
     env["PYTHONSAFEPATH"] = "1"
     imported = _imported_from(env)
     if imported is None or dest.resolve() not in imported.parents:

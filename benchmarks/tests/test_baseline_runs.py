@@ -1,10 +1,11 @@
 """baseline_runs: the order of interleaved rounds and the treebank choice."""
 import argparse
 import json
+import os
 
 import pytest
 
-from benchmarks import baseline_runs
+from benchmarks import baseline_runs, common
 
 
 def test_rounds_alternate_which_side_runs_first(tmp_path):
@@ -41,3 +42,13 @@ def test_a_chosen_treebank_without_dev_is_refused(tmp_path, capsys):
         baseline_runs.treebanks_with_dev(argparse.ArgumentParser(), _treebank_dir(tmp_path, False),
                                          "yy_b", why="training needs one")
     assert "no dev split (training needs one): yy_b" in capsys.readouterr().err
+
+
+def test_rounds_below_one_are_refused_and_the_checkout_goes_first_on_the_path(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    baseline_runs.add_options(parser, rounds=2)
+    assert parser.parse_args(["--baseline", "b"]).rounds == 2
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--baseline", "b", "--rounds", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
+    assert common.checkout_env(tmp_path)["PYTHONPATH"].split(os.pathsep)[0] == str(tmp_path)
