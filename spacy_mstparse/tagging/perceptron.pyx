@@ -429,16 +429,15 @@ cdef class TaggerModel:
                            &o[0, 0], &o[1, 0], &o[2, 0], &upos[0], &xpos[0], &feats[0], 1)
         return errors
 
-    cdef int _choose(self, const uint64_t* keys, int n_keys, int kind,
+    cdef int _choose(self, const uint64_t* blocks, int n_keys, int kind,
                      const int32_t* cands, int n_cands, const float* w, double scale) noexcept nogil:
-        """The best candidate of a decision (-1 when there is none)."""
+        """The best candidate of a decision (-1 when there is none); ``blocks``:
+        the weight blocks of the word's keys for this kind of decision."""
         cdef int best = -1, k, c, p, j
         cdef double best_score = 0.0, score
         cdef uint64_t gb[N_GUESS]
-        cdef uint64_t blocks[N_KEYS]
         cdef uint64_t start, mask = self.mask
         cdef double* own = &self.cand_scores[0]
-        block_starts(keys, n_keys, kind, blocks)
         for k in range(n_cands):
             own[k] = 0.0
         for j in range(n_keys):       # key by key: one block of weights at a time
@@ -477,12 +476,12 @@ cdef class TaggerModel:
             self.pair_cache[pair] = total * scale
         return self.pair_cache[pair]
 
-    cdef void _update(self, const uint64_t* keys, int n_keys, int kind, int c, double step) noexcept nogil:
+    cdef void _update(self, const uint64_t* blocks, int n_keys, int kind, int c,
+                      double step) noexcept nogil:
+        """Add ``step`` to the weights of class c (``blocks`` as in ``_choose``)."""
         cdef uint64_t buckets[N_KEYS]
-        cdef uint64_t blocks[N_KEYS]
         cdef double ones[N_KEYS]
         cdef int j, p
-        block_starts(keys, n_keys, kind, blocks)
         for j in range(n_keys):
             ones[j] = 1.0
             buckets[j] = (blocks[j] + <uint64_t>c) & self.mask
@@ -506,6 +505,7 @@ cdef class TaggerModel:
         read it, in training too)."""
         cdef const int32_t* cands = NULL
         cdef int n_cands, choice
+        cdef uint64_t blocks[N_KEYS]
         if kind == K_UPOS:
             n_cands = self.n_upos
         elif kind == K_XPOS:
@@ -516,15 +516,16 @@ cdef class TaggerModel:
             block_starts(keys, N_KEYS, K_PAIR, self.pair_blocks)
             cands = &self.feats_ids[0] + self.feats_ptr[upos] if self.feats_ids.shape[0] else NULL
             n_cands = self.feats_ptr[upos + 1] - self.feats_ptr[upos]
-        choice = self._choose(keys, N_KEYS, kind, cands, n_cands, w, scale) if n_cands else -1
+        block_starts(keys, N_KEYS, kind, blocks)
+        choice = self._choose(blocks, N_KEYS, kind, cands, n_cands, w, scale) if n_cands else -1
         if train and gold >= 0:
             if choice != gold:
                 errors[0] += 1
                 # a gold class outside the candidates is not learned (it would never be chosen)
                 if kind == K_UPOS or self._is_candidate(gold, cands, n_cands):
-                    self._update(keys, N_KEYS, kind, gold, 1.0)
+                    self._update(blocks, N_KEYS, kind, gold, 1.0)
                     if choice >= 0:
-                        self._update(keys, N_KEYS, kind, choice, -1.0)
+                        self._update(blocks, N_KEYS, kind, choice, -1.0)
         return choice
 
     cdef bint _is_candidate(self, int c, const int32_t* cands, int n_cands) noexcept nogil:
