@@ -175,3 +175,30 @@ def test_filter_arcs_false_at_load_time_scores_every_arc(trained_pipeline, sampl
         heads[name] = [[t.head.i for t in doc] for doc in docs]
     assert heads["off"] == heads["none"]
     assert on.get_pipe("mst_parser").graph.filter_arcs and not off.get_pipe("mst_parser").graph.filter_arcs
+
+
+def test_untagged_training_docs_get_the_rules_of_the_references_tags(sample_train):
+    """In a pipeline whose taggers annotate the docs only in ``update`` (the
+    tagged config), ``initialize`` sees untagged docs: the arc filter and the
+    final-word rule are then those of the references' gold tags, and the
+    labeler learns no label restrictions from tags it will not see."""
+    from spacy_mstparse.corpus.conll import read_conllu
+
+    fitted = {}
+    for tagged in (True, False):
+        nlp = spacy.blank("en")
+        parser = nlp.add_pipe("mst_parser", config={"features": {"n_buckets": 2**12}})
+        refs = list(read_conllu(sample_train, nlp.vocab))[:150]
+        examples = [Example(Doc(nlp.vocab, words=[t.text for t in ref],
+                                pos=[t.pos_ for t in ref] if tagged else None,
+                                tags=[t.tag_ for t in ref] if tagged else None), ref)
+                    for ref in refs]
+        nlp.initialize(lambda: examples)
+        fitted[tagged] = (parser.graph.arc_filter_arrays(), parser.graph.final_tags.tolist(),
+                          parser.graph.restriction_arrays())
+    (filter_t, final_t, restrict_t), (filter_u, final_u, restrict_u) = fitted[True], fitted[False]
+    assert len(filter_t["tags"]) > 10 and final_t
+    for key in filter_t:
+        np.testing.assert_array_equal(filter_u[key], filter_t[key])
+    assert final_u == final_t
+    assert len(restrict_t["keys"]) > 10 and len(restrict_u["keys"]) == 0

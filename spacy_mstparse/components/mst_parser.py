@@ -157,19 +157,37 @@ class MSTParser(DependencyPipe):
                         labeler_version=GraphModel.LATEST_LABELER)
         # (no tag check: annotating components tag the docs of update(), not these)
         gold = list(self.training_sentences(examples, check_tags=False))
-        del examples
         if self.cfg["decoder"] == "auto":
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
-        self.graph.fit_prediction_rules(gold, self.cfg["filter_arcs"], self.cfg["final_to_root"])
+        tagged = self._tags_given(examples)
+        rule_gold = gold if tagged else list(self.training_sentences(
+            [Example(eg.reference, eg.reference) for eg in examples], check_tags=False))
+        del examples
+        self.graph.fit_prediction_rules(rule_gold, self.cfg["filter_arcs"],
+                                        self.cfg["final_to_root"])
+        del rule_gold
         self.cfg["final_tags"] = self.graph.final_tags.tolist()
         self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
-        self.trainer.begin(gold)
+        # label restrictions (labeler version 2) only from the tags update() will
+        # see: limits learned from gold tags would forbid labels that a pair of
+        # predicted tags needs
+        self.trainer.begin(gold if tagged else [(sentence, heads) for sentence, heads, _ in gold])
         # zero weights: every temperature gives the same (uniform) distributions,
         # so there is nothing to fit before the first update
         self.cfg.update(temperature=1.0, label_temperature=1.0, calibration=None)
         self._fresh, self._calibrated = False, True
+
+    def _tags_given(self, examples: List[Example]) -> bool:
+        """Whether the examples' docs carry the tag columns the features read.
+        In a pipeline whose taggers annotate the docs of ``update`` (spaCy's
+        ``annotating_components``) they reach ``initialize`` untagged; then
+        the tag-keyed prediction rules (arc filter, final-word rule) are
+        fitted on the references' gold tags, as keyed on untagged docs they
+        would limit nothing."""
+        attrs = [a for a in self.tag_attrs if a in ("POS", "TAG")]
+        return not attrs or any(eg.predicted.has_annotation(a) for eg in examples for a in attrs)
 
     def _new_model(self) -> GraphModel:
         return GraphModel(self.model_features, order=self.order, decoder=self.decoder,
