@@ -109,6 +109,7 @@ class MSTParser(DependencyPipe):
         self.trainer: Optional[GraphTrainer] = None
         self._fresh = False      # the model's weights are the trainer's current average
         self._calibrated = True
+        self._zero_weights = False  # initialized, not yet updated: every distribution uniform
         self._warned = set()
 
     @property
@@ -177,7 +178,7 @@ class MSTParser(DependencyPipe):
         # zero weights: every temperature gives the same (uniform) distributions,
         # so there is nothing to fit before the first update
         self.cfg.update(temperature=1.0, label_temperature=1.0, calibration=None)
-        self._fresh, self._calibrated = False, True
+        self._fresh, self._calibrated, self._zero_weights = False, True, True
 
     def _tags_given(self, examples: List[Example]) -> bool:
         """Whether the examples' docs carry the tag columns the features read.
@@ -246,7 +247,7 @@ class MSTParser(DependencyPipe):
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
             self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"],
                                         *self.graph.to_arrays().values())
-        self._fresh = self._calibrated = False
+        self._fresh = self._calibrated = self._zero_weights = False
         return self.trainer
 
     # -- prediction ----------------------------------------------------------
@@ -287,10 +288,13 @@ class MSTParser(DependencyPipe):
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:
         """Attachment scores and calibration errors; after updates (spaCy's training
-        loop on dev) the temperatures are first fitted on the examples."""
+        loop on dev) the temperatures are first fitted on the examples. Before
+        the first update (spaCy's evaluation at step 0) there are no errors to
+        report: with zero weights every distribution is uniform."""
         examples = list(examples)
         scores = super().score(examples, **kwargs)
-        scores.update(self.calibrate(examples, fit=not self._calibrated))
+        if not self._zero_weights:
+            scores.update(self.calibrate(examples, fit=not self._calibrated))
         return scores
 
     def calibrate(self, examples: Iterable[Example], fit: bool = True) -> Dict[str, float]:
@@ -341,7 +345,7 @@ class MSTParser(DependencyPipe):
         except ValueError as err:
             raise ser.ModelDataError(f"{where('arc_weights.npz')}: {err}") from None
         self.trainer = None
-        self._fresh = True
+        self._fresh, self._zero_weights = True, False
 
     def _load_cfg(self, cfg: dict, where: str) -> None:
         self._check_format(cfg, where)
