@@ -34,6 +34,7 @@ from libc.stdlib cimport free
 import numpy as np
 
 from .marginals cimport (
+    LOG_NEGLIGIBLE,
     MARG_NO_MEMORY,
     MARG_NO_TREE,
     MARG_OK,
@@ -50,6 +51,12 @@ cdef inline double _sib(const float* sib, int N, int h, int s, int c,
     if sib == NULL:
         return 0.0
     return <double>sib[(<Py_ssize_t>h * N + s) * N + c] * inv_t
+
+
+cdef inline double _share(double x) noexcept nogil:
+    """exp(x), 0 below LOG_NEGLIGIBLE: a term's share of the cell it is part of
+    (at the low temperatures fitted on treebanks most shares are negligible)."""
+    return exp(x) if x > LOG_NEGLIGIBLE else 0.0
 
 
 cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
@@ -107,16 +114,21 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
             for r in range(s, t):
                 buf[r - s] = CR[s * N + r] + CL[(r + 1) * N + t]
             SB[s * N + t] = log_sum_exp(buf, w)
-            # IR[s, t]: t is s's first right child, or follows sibling r.
-            buf[0] = CL[(s + 1) * N + t] + _sib(sib, N, s, s, t, inv_t)
-            for r in range(s + 1, t):
-                buf[r - s] = IR[s * N + r] + SB[r * N + t] + _sib(sib, N, s, r, t, inv_t)
-            IR[s * N + t] = log_sum_exp(buf, w) + A[s * N + t]
+            # IR[s, t]: t is s's first right child, or follows sibling r
+            # (-inf at once for a forbidden arc, e.g. one the arc filter left out).
+            IR[s * N + t] = -INFINITY
+            if A[s * N + t] != -INFINITY:
+                buf[0] = CL[(s + 1) * N + t] + _sib(sib, N, s, s, t, inv_t)
+                for r in range(s + 1, t):
+                    buf[r - s] = IR[s * N + r] + SB[r * N + t] + _sib(sib, N, s, r, t, inv_t)
+                IR[s * N + t] = log_sum_exp(buf, w) + A[s * N + t]
             # IL[s, t]: s is t's first left child, or precedes sibling r.
-            buf[0] = CR[s * N + t - 1] + _sib(sib, N, t, t, s, inv_t)
-            for r in range(s + 1, t):
-                buf[r - s] = SB[s * N + r] + IL[r * N + t] + _sib(sib, N, t, r, s, inv_t)
-            IL[s * N + t] = log_sum_exp(buf, w) + A[t * N + s]
+            IL[s * N + t] = -INFINITY
+            if A[t * N + s] != -INFINITY:
+                buf[0] = CR[s * N + t - 1] + _sib(sib, N, t, t, s, inv_t)
+                for r in range(s + 1, t):
+                    buf[r - s] = SB[s * N + r] + IL[r * N + t] + _sib(sib, N, t, r, s, inv_t)
+                IL[s * N + t] = log_sum_exp(buf, w) + A[t * N + s]
             # CR / CL: r is the head's outermost dependent (its stop factor).
             for r in range(s + 1, t + 1):
                 buf[r - s - 1] = IR[s * N + r] + CR[r * N + t] + ST[s * N + r]
@@ -153,14 +165,14 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
             X = CL[s * N + t]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s, t):
-                    p = g * exp(CL[s * N + r] + IL[r * N + t] + ST[t * N + r] - X)
+                    p = g * _share(CL[s * N + r] + IL[r * N + t] + ST[t * N + r] - X)
                     gCL[s * N + r] += p
                     gIL[r * N + t] += p
             g = gCR[s * N + t]
             X = CR[s * N + t]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s + 1, t + 1):
-                    p = g * exp(IR[s * N + r] + CR[r * N + t] + ST[s * N + r] - X)
+                    p = g * _share(IR[s * N + r] + CR[r * N + t] + ST[s * N + r] - X)
                     gIR[s * N + r] += p
                     gCR[r * N + t] += p
             # IR[s, t] and IL[s, t] are complete: every use is wider or was
@@ -171,27 +183,27 @@ cdef int second_order_marginals_c(const float* arc, const float* sib, int n,
             X = IL[s * N + t]
             if g != 0.0 and X != -INFINITY:
                 a = A[t * N + s] - X
-                p = g * exp(CR[s * N + t - 1] + _sib(sib, N, t, t, s, inv_t) + a)
+                p = g * _share(CR[s * N + t - 1] + _sib(sib, N, t, t, s, inv_t) + a)
                 gCR[s * N + t - 1] += p
                 for r in range(s + 1, t):
-                    p = g * exp(SB[s * N + r] + IL[r * N + t] + _sib(sib, N, t, r, s, inv_t) + a)
+                    p = g * _share(SB[s * N + r] + IL[r * N + t] + _sib(sib, N, t, r, s, inv_t) + a)
                     gSB[s * N + r] += p
                     gIL[r * N + t] += p
             g = gIR[s * N + t]
             X = IR[s * N + t]
             if g != 0.0 and X != -INFINITY:
                 a = A[s * N + t] - X
-                p = g * exp(CL[(s + 1) * N + t] + _sib(sib, N, s, s, t, inv_t) + a)
+                p = g * _share(CL[(s + 1) * N + t] + _sib(sib, N, s, s, t, inv_t) + a)
                 gCL[(s + 1) * N + t] += p
                 for r in range(s + 1, t):
-                    p = g * exp(IR[s * N + r] + SB[r * N + t] + _sib(sib, N, s, r, t, inv_t) + a)
+                    p = g * _share(IR[s * N + r] + SB[r * N + t] + _sib(sib, N, s, r, t, inv_t) + a)
                     gIR[s * N + r] += p
                     gSB[r * N + t] += p
             g = gSB[s * N + t]
             X = SB[s * N + t]
             if g != 0.0 and X != -INFINITY:
                 for r in range(s, t):
-                    p = g * exp(CR[s * N + r] + CL[(r + 1) * N + t] - X)
+                    p = g * _share(CR[s * N + r] + CL[(r + 1) * N + t] - X)
                     gCR[s * N + r] += p
                     gCL[(r + 1) * N + t] += p
     free(A)
