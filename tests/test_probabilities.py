@@ -462,3 +462,35 @@ def test_aligned_parse_reads_the_reference_like_spacy(sample_dev):
     assert None in list(aligned_parse(examples[-1])[0])     # unaligned: unknown
     assert examples[-2].reference.has_annotation("DEP")
     assert "" in aligned_parse(examples[-2])[1]              # missing labels kept missing
+
+
+def test_the_fit_leaves_out_long_sentences_while_enough_words_remain(trained_pipeline,
+                                                                       sample_dev, monkeypatch):
+    """The temperatures are fitted on the sentences of at most MAX_FIT_LENGTH
+    words when those hold at least half the words (the marginals' cost grows
+    with the cube of the length), else on all; the errors on every word."""
+    import spacy
+    from spacy.training import Example
+
+    from spacy_mstparse.components import mst_calibration
+    from spacy_mstparse.corpus.conll import read_conllu
+    from spacy_mstparse.corpus.readers import gold_annotated_doc
+
+    nlp = spacy.load(trained_pipeline)
+    parser = nlp.get_pipe("mst_parser")
+    gold = list(read_conllu(sample_dev, nlp.vocab))[:80]
+    assert all(len(list(g.sents)) == 1 for g in gold)
+    examples = [Example(gold_annotated_doc(Example(g.copy(), g)), g) for g in gold]
+    lengths = sorted(len(g) for g in gold)
+    total = sum(lengths)
+    assert total < mst_calibration.MAX_FIT_WORDS
+    # the shortest limit whose sentences hold at least 60% of the words
+    limit = next(n for n in lengths if sum(m for m in lengths if m <= n) >= 0.6 * total)
+    assert limit < lengths[-1]
+    for max_length, fitted_words in ((limit, sum(m for m in lengths if m <= limit)),
+                                     (lengths[0] - 1, total)):
+        monkeypatch.setattr(mst_calibration, "MAX_FIT_LENGTH", max_length)
+        parser.calibrate(examples)
+        calibration = parser.cfg["calibration"]
+        assert calibration["fitted_on_words"] == fitted_words
+        assert calibration["head"]["words"] == total
