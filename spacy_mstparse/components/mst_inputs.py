@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Optional, Set, Tuple
 
 from spacy.language import Language
 from spacy.strings import get_string_id
+from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..features.clusters import LOOKUPS_SOURCE, ClusterError, ClusterTable, read_clusters
@@ -88,6 +89,14 @@ class ParserInputs:
         if f is None:
             return ()
         return TAG_COLUMN_ATTRS[f.tag_columns] + ("MORPH",) * f.reads_morph + ("LEMMA",) * f.lemma
+
+    def tags_given(self, docs: Iterable[Doc]) -> bool:
+        """Whether the docs carry a tag column (UPOS / XPOS) the features read
+        (True when they read none). In a pipeline whose taggers annotate only
+        the docs of ``update`` (spaCy's ``annotating_components``) the docs
+        reach ``initialize`` untagged."""
+        attrs = [a for a in self.tag_attrs if a in ("POS", "TAG")]
+        return not attrs or any(doc.has_annotation(a) for doc in docs for a in attrs)
 
     def use(self, features: FeatureConfig) -> dict:
         """Read what the concrete ``features`` say (the word clusters kept);

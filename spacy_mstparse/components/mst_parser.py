@@ -143,11 +143,9 @@ class MSTParser(DependencyPipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
                    nlp: Optional[Language] = None, labels: Optional[List[str]] = None,
                    clusters: Optional[str] = None) -> None:
-        """Collect the labels and the root label, pick the decoder when it is "auto",
-        start from zero weights and give the learner the gold trees. clusters: a
-        Brown clusters paths file, "spacy-lookups-data" or "auto" (mst_inputs.py)."""
-        # read once: the check, the choices, the labels and the gold trees all
-        # look at every example
+        """Collect the labels and the root label, pick the decoder when it is "auto", start from zero
+        weights, give the learner the gold trees. clusters: a paths file, "spacy-lookups-data", "auto"."""
+        # read once: the check, the choices, the labels and the gold trees read every example
         if not callable(get_examples):
             validate_get_examples(get_examples, "MSTParser.initialize")   # spaCy's error
         examples = list(get_examples())
@@ -162,33 +160,19 @@ class MSTParser(DependencyPipe):
             self.cfg["resolved_decoder"], self.cfg["decoder_choice"] = choose_decoder(
                 [heads for _, heads, _ in gold], self.cfg["nonprojective_threshold"], self.order)
         self.graph = self._new_model()
-        tagged = self._tags_given(examples)
-        rule_gold = gold if tagged else list(self.training_sentences(
-            [Example(eg.reference, eg.reference) for eg in examples], check_tags=False))
+        # tag-keyed prediction rules: the references' tags where taggers tag the docs in update()
+        tagged = self.inputs.tags_given(eg.predicted for eg in examples)
+        self.graph.fit_prediction_rules(gold if tagged else list(self.training_sentences(
+            [Example(eg.reference, eg.reference) for eg in examples], check_tags=False)),
+            self.cfg["filter_arcs"], self.cfg["final_to_root"])
         del examples
-        self.graph.fit_prediction_rules(rule_gold, self.cfg["filter_arcs"],
-                                        self.cfg["final_to_root"])
-        del rule_gold
         self.cfg["final_tags"] = self.graph.final_tags.tolist()
         self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"])
-        # label restrictions (labeler version 2) only from the tags update() will
-        # see: limits learned from gold tags would forbid labels that a pair of
-        # predicted tags needs
-        self.trainer.begin(gold if tagged else [(sentence, heads) for sentence, heads, _ in gold])
-        # zero weights: every temperature gives the same (uniform) distributions,
-        # so there is nothing to fit before the first update
+        # no label restrictions (labeler 2) keyed on tags that update() will not show
+        self.trainer.begin(gold if tagged else [(s, heads) for s, heads, _ in gold])
+        # zero weights: uniform distributions at every temperature, nothing to fit yet
         self.cfg.update(temperature=1.0, label_temperature=1.0, calibration=None)
         self._fresh, self._calibrated, self._zero_weights = False, True, True
-
-    def _tags_given(self, examples: List[Example]) -> bool:
-        """Whether the examples' docs carry the tag columns the features read.
-        In a pipeline whose taggers annotate the docs of ``update`` (spaCy's
-        ``annotating_components``) they reach ``initialize`` untagged; then
-        the tag-keyed prediction rules (arc filter, final-word rule) are
-        fitted on the references' gold tags, as keyed on untagged docs they
-        would limit nothing."""
-        attrs = [a for a in self.tag_attrs if a in ("POS", "TAG")]
-        return not attrs or any(eg.predicted.has_annotation(a) for eg in examples for a in attrs)
 
     def _new_model(self) -> GraphModel:
         return GraphModel(self.model_features, order=self.order, decoder=self.decoder,
@@ -226,9 +210,8 @@ class MSTParser(DependencyPipe):
     # -- training -----------------------------------------------------------
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
-        """Train on a batch of examples through the model's training loop.
-        The loss is the number of words whose predicted head was wrong
-        before the update."""
+        """Train on a batch of examples through the model's training loop. The loss
+        is the number of words whose predicted head was wrong before the update."""
         losses = {} if losses is None else losses
         losses.setdefault(self.name, 0.0)
         validate_examples(examples, "MSTParser.update")
@@ -240,9 +223,8 @@ class MSTParser(DependencyPipe):
         return losses
 
     def get_trainer(self):
-        """The training loop (``GraphTrainer``; ``ReplicaTrainer`` with replicas > 1),
-        made for a loaded pipeline from its weights. Whoever gets it may change
-        its tables: the pipe recomputes its weights before the next parse."""
+        """The training loop (``GraphTrainer``; ``ReplicaTrainer`` with replicas > 1), made for a loaded
+        pipeline from its weights; its tables may change: the pipe recomputes its weights before a parse."""
         self._require_initialized()
         if self.trainer is None:  # a loaded pipeline: warm-start from its weights
             self.trainer = make_trainer(self.graph, self.learner, self.cfg["replicas"],
@@ -288,9 +270,8 @@ class MSTParser(DependencyPipe):
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, object]:
         """Attachment scores and calibration errors; after updates (spaCy's training
-        loop on dev) the temperatures are first fitted on the examples. Before
-        the first update (spaCy's evaluation at step 0) there are no errors to
-        report: with zero weights every distribution is uniform."""
+        loop on dev) the temperatures are first fitted on the examples; none
+        before the first update (zero weights: every distribution uniform)."""
         examples = list(examples)
         scores = super().score(examples, **kwargs)
         if not self._zero_weights:
