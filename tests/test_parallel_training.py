@@ -27,9 +27,10 @@ def encoded(sample_train):
     return encode_sentences(sample_train, 60)
 
 
-def new_model(labels, order=1, decoder="eisner", n_buckets=2**16):
-    return GraphModel(FeatureConfig("both", False, n_buckets, True), order=order, decoder=decoder,
-                      labels=labels, root_label="root", label_buckets=2**10)
+def new_model(labels, order=1, decoder="eisner", n_buckets=2**16, stops=False):
+    return GraphModel(FeatureConfig("both", False, n_buckets, True, sibling_stops=stops),
+                      order=order, decoder=decoder, labels=labels, root_label="root",
+                      label_buckets=2**10)
 
 
 def same_constraints(a, b):
@@ -47,13 +48,14 @@ CASES = [  # order, decoder, learner
     (2, "chu_liu_edmonds", lambda: MIRA(k=2)),
     (3, "eisner", lambda: MIRA(k=2)),
 ]
+STOPS = [False, False, False, False, True, False, False]  # the stop factors in an order 2 case
 
 
-@pytest.mark.parametrize("order,decoder,make", CASES)
-def test_parallel_constraints_equal_serial_ones(encoded, order, decoder, make):
+@pytest.mark.parametrize("order,decoder,make,stops", [(*c, s) for c, s in zip(CASES, STOPS)])
+def test_parallel_constraints_equal_serial_ones(encoded, order, decoder, make, stops):
     data, labels = encoded
     learner = make()
-    trainer = GraphTrainer(new_model(labels, order, decoder), learner)
+    trainer = GraphTrainer(new_model(labels, order, decoder, stops=stops), learner)
     trainer.begin([(s, h) for s, h, _ in data])
     trainer.train(data[:25])   # weights that get some trees wrong
     trainer.flush()
@@ -73,13 +75,16 @@ def test_parallel_constraints_equal_serial_ones(encoded, order, decoder, make):
         assert parallel[-1][1] is not None and (parallel[-1][1][2::2] == partial[2::2]).all()
 
 
-@pytest.mark.parametrize("n_buckets", [2**16, 2**23])
-def test_decode_for_training_against_the_python_path(encoded, n_buckets):
+@pytest.mark.parametrize("n_buckets,order,stops", [(2**16, 1, False), (2**23, 1, False),
+                                                    (2**16, 2, False), (2**23, 2, True)])
+def test_decode_for_training_against_the_python_path(encoded, n_buckets, order, stops):
     """The C stage alone: k best loss-augmented trees and update vectors,
     against scores + ``add_hamming_loss`` + decode + ``sparse_difference``
-    (ids of two and of three radix digits; short and long difference lists)."""
+    of the whole trees (ids of two and of three radix digits; short and
+    long difference lists; at order 2 only the sides whose dependents
+    differ are extracted)."""
     data, labels = encoded
-    model = new_model(labels, n_buckets=n_buckets)
+    model = new_model(labels, order=order, n_buckets=n_buckets, stops=stops)
     rng = np.random.default_rng(1)
     weights = rng.normal(size=model.n_arc_weights).astype("float32")
     items = [(s, h) for s, h, _ in data[:12]]

@@ -1,4 +1,4 @@
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int32_t, uint64_t
 
 from .factor_features cimport FactorFeatures
 from .sentence cimport Sentence
@@ -11,7 +11,15 @@ cdef class SiblingFeatures(FactorFeatures):
     cdef int pair_bases(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil
     cdef uint64_t trip_base(self, Sentence s, int t, int h, int sib, int c) noexcept nogil
     cdef int stop_bases(self, Sentence s, int h, int last, uint64_t* out) noexcept nogil
-    cdef _conjoined(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2)
+    # Bucket ids of one factor into out; their number.
+    cdef int factor_ids(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil
+    cdef int stop_ids(self, Sentence s, int h, int last, uint64_t* out) noexcept nogil
+    # Bucket ids of word h's factors on one side of the tree ``heads``: its
+    # dependents there from h outwards and (with stops) its stop factor.
+    cdef int side_features_into(self, Sentence s, const int32_t* heads, int h,
+                                bint right, uint64_t* out) noexcept nogil
+    # Upper bound on the ids of every side of one tree.
+    cdef int tree_capacity(self, Sentence s) noexcept nogil
     cdef double conj_sum(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
                          const Weights* w) noexcept nogil
     # Fill out ((n+1)^3, zeroed by the caller) with sibling scores; -1: no memory.

@@ -262,6 +262,53 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
         free(pair); free(ids); free(head_sib); free(pair_ids)
         return 0
 
+    cdef int factor_ids(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil:
+        """The bucket ids of the sibling factor (h, sib, c) into ``out``; their number."""
+        cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]
+        cdef int k = self.pair_bases(s, h, sib, c, bases), t, j
+        for t in range(s.n_tagsets):
+            bases[k] = self.trip_base(s, t, h, sib, c); k += 1
+        cdef uint64_t d1 = _dir(h, c), d2 = _dir_dist(sib, c) if sib != h else _dir_dist(h, c)
+        for j in range(k):
+            out[2 * j] = mix(bases[j], d1) & self.mask
+            out[2 * j + 1] = mix(bases[j], d2) & self.mask
+        return 2 * k
+
+    cdef int stop_ids(self, Sentence s, int h, int last, uint64_t* out) noexcept nogil:
+        """The bucket ids of word h's stop factor with outermost dependent ``last``."""
+        cdef uint64_t bases[MAX_PAIR_BASES]
+        cdef int k = self.stop_bases(s, h, last, bases), j
+        cdef uint64_t d1 = _stop_side(h, last), d2 = _stop_dist(h, last)
+        for j in range(k):
+            out[2 * j] = mix(bases[j], d1) & self.mask
+            out[2 * j + 1] = mix(bases[j], d2) & self.mask
+        return 2 * k
+
+    cdef int side_features_into(self, Sentence s, const int32_t* heads, int h, bint right,
+                                uint64_t* out) noexcept nogil:
+        """The bucket ids of word h's factors on its right (or left) side in
+        the tree ``heads``: its dependents there from h outwards and, with
+        ``stops``, its stop factor there; their number."""
+        cdef int N = s.n + 1, k = 0, c, prev = h
+        if right:
+            for c in range(h + 1, N):
+                if heads[c] == h:
+                    k += self.factor_ids(s, h, prev, c, out + k)
+                    prev = c
+        else:
+            for c in range(h - 1, 0, -1):
+                if heads[c] == h:
+                    k += self.factor_ids(s, h, prev, c, out + k)
+                    prev = c
+        if self.stops and h > 0:
+            # no dependent on the side: the cell h (right) or 0 (left)
+            k += self.stop_ids(s, h, prev if prev != h else (h if right else 0), out + k)
+        return k
+
+    cdef int tree_capacity(self, Sentence s) noexcept nogil:
+        """At most n sibling factors and 2 (n + 1) stop factors per tree."""
+        return (3 * s.n + 2) * 2 * (MAX_PAIR_BASES + MAX_TAGSETS)
+
     def factor_features(self, Sentence s, int h, int sib, int c):
         """Bucket ids (uint64, with repetitions) of the sibling factor (h, sib, c);
         ``sib == h`` for the first dependent on c's side."""
@@ -270,13 +317,9 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
             raise ValueError(f"no arc {h} -> {c} in a sentence of {s.n} words")
         if sib != h and not (min(h, c) < sib < max(h, c)):
             raise ValueError(f"sibling {sib} is not between head {h} and child {c}")
-        cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]
-        cdef int k = self.pair_bases(s, h, sib, c, bases)
-        cdef int t
-        for t in range(s.n_tagsets):
-            bases[k] = self.trip_base(s, t, h, sib, c); k += 1
-        return self._conjoined(bases, k, _dir(h, c),
-                               _dir_dist(sib, c) if sib != h else _dir_dist(h, c))
+        out = numpy.empty(2 * (MAX_PAIR_BASES + MAX_TAGSETS), dtype="uint64")
+        cdef uint64_t[::1] view = out
+        return out[:self.factor_ids(s, h, sib, c, &view[0])]
 
     def stop_features(self, Sentence s, int h, int last):
         """Bucket ids (uint64, with repetitions) of the stop factor of word h
@@ -286,20 +329,9 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
         self._check(s)
         if not (1 <= h <= s.n and 0 <= last <= s.n):
             raise ValueError(f"no stop factor ({h}, {last}) in a sentence of {s.n} words")
-        cdef uint64_t bases[MAX_PAIR_BASES]
-        cdef int k = self.stop_bases(s, h, last, bases)
-        return self._conjoined(bases, k, _stop_side(h, last), _stop_dist(h, last))
-
-    cdef _conjoined(self, const uint64_t* bases, int k, uint64_t d1, uint64_t d2):
-        """Bucket ids of ``k`` base hashes, each conjoined with ``d1`` and with
-        ``d2`` (as ``conj_sum`` reads them), as a uint64 array."""
-        out = numpy.empty(2 * k, dtype="uint64")
+        out = numpy.empty(2 * MAX_PAIR_BASES, dtype="uint64")
         cdef uint64_t[::1] view = out
-        cdef int j
-        for j in range(k):
-            view[2 * j] = mix(bases[j], d1) & self.mask
-            view[2 * j + 1] = mix(bases[j], d2) & self.mask
-        return out
+        return out[:self.stop_ids(s, h, last, &view[0])]
 
     def tree_features(self, Sentence s, const int32_t[:] heads):
         """Bucket ids (uint64, with repetitions) of all sibling factors of a
@@ -309,24 +341,12 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
         cdef int N = s.n + 1
         if heads.shape[0] != N:
             raise ValueError(f"heads has length {heads.shape[0]}, expected {N}")
-        parts = []
-        cdef int h, c, prev, last_right
+        cdef const int32_t[::1] tree = numpy.ascontiguousarray(heads, dtype="int32")
+        out = numpy.empty(self.tree_capacity(s), dtype="uint64")
+        cdef uint64_t[::1] view = out
+        cdef uint64_t* ids = &view[0]
+        cdef int h, k = 0
         for h in range(N):
-            prev = h
-            for c in range(h + 1, N):
-                if heads[c] == h:
-                    parts.append(self.factor_features(s, h, prev, c))
-                    prev = c
-            last_right = prev       # h's outermost right dependent, or h: none
-            prev = h
-            for c in range(h - 1, 0, -1):
-                if heads[c] == h:
-                    parts.append(self.factor_features(s, h, prev, c))
-                    prev = c
-            if self.stops and h > 0:
-                # prev: h's outermost left dependent, or h (none: cell 0)
-                parts.append(self.stop_features(s, h, 0 if prev == h else prev))
-                parts.append(self.stop_features(s, h, last_right))
-        if not parts:
-            return numpy.zeros(0, dtype="uint64")
-        return numpy.concatenate(parts)
+            k += self.side_features_into(s, &tree[0], h, True, ids + k)
+            k += self.side_features_into(s, &tree[0], h, False, ids + k)
+        return out[:k]

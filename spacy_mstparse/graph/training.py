@@ -170,7 +170,7 @@ class GraphTrainer:
                     if not tree_notes:
                         tree_notes.append(heads)
                     tree_notes.append(tree)
-                    if diffs is None:  # from order 2: the features in this thread
+                    if diffs is None:  # order 3: the features in this thread
                         if gold_ids is None:  # once for the sentence's k trees
                             gold_ids = numpy.sort(model.tree_features(sentence, heads),
                                                   axis=None).astype("uint64", copy=False)

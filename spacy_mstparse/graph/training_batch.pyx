@@ -5,8 +5,8 @@ For each fully annotated sentence of a batch, with one frozen weight vector
 grandparents at order 3, arcs pruned as the model prunes them in training),
 the Hamming loss on every non-gold arc for loss-augmented learners, the k
 best trees (``decoders.dispatch.decode_c``, every decoder and order), each
-tree's wrong heads and, at first order, the update vector phi(gold) -
-phi(tree) of every wrong tree. Sentences are
+tree's wrong heads and, at first and second order, the update vector
+phi(gold) - phi(tree) of every wrong tree. Sentences are
 taken one at a time (an atomic counter) by ``n_threads`` threads - the
 caller and ``n_threads - 1`` pooled Python threads, each in one C loop
 without the GIL. (An OpenMP parallel loop was slower: its idle threads spin
@@ -63,7 +63,7 @@ cdef struct Work:
     # outputs
     int m                   # trees found
     int* n_wrong            # k: wrong heads of each tree
-    uint64_t** idx          # k: phi(gold) - phi(tree) of each wrong tree (first order)
+    uint64_t** idx          # k: phi(gold) - phi(tree) of each wrong tree (orders 1, 2)
     double** val
     Py_ssize_t* n_diff
     int status
@@ -155,12 +155,23 @@ cdef void _radix_sort_ids(uint64_t* a, uint64_t* tmp, Py_ssize_t n) noexcept nog
         memcpy(a, src, n * sizeof(uint64_t))
 
 
-cdef int _sorted_features(FirstOrderFeatures first, Sentence s, const int32_t* heads,
-                          uint64_t* out, uint64_t* tmp) noexcept nogil:
-    """The sorted bucket ids of the arcs of ``heads`` (a negative head: no
-    arc) into ``out`` (``tmp``: as much room, for the sort); their number,
-    or -1 when out of memory."""
-    cdef int total = first.arcs_features_into(s, heads, out)
+cdef int _part_features(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s,
+                        const int32_t* heads, const int32_t* arcs, const char* sides,
+                        uint64_t* out, uint64_t* tmp) noexcept nogil:
+    """The sorted bucket ids of a part of the tree ``heads``: the arcs
+    ``arcs[c] -> c`` (a negative head: no arc) and, with ``sibling``, the
+    factors of every side of a head marked in ``sides`` (2 h + 1: h's
+    right side, 2 h: its left). ``tmp``: as much room, for the sort; their
+    number, or -1 when out of memory."""
+    cdef int total = first.arcs_features_into(s, arcs, out), h
+    if total < 0:
+        return -1
+    if sibling is not None:
+        for h in range(s.n + 1):
+            if sides[2 * h + 1]:
+                total += sibling.side_features_into(s, heads, h, True, out + total)
+            if sides[2 * h]:
+                total += sibling.side_features_into(s, heads, h, False, out + total)
     if total >= RADIX_MIN_IDS:
         _radix_sort_ids(out, tmp, total)
     elif total > 0:
@@ -168,33 +179,46 @@ cdef int _sorted_features(FirstOrderFeatures first, Sentence s, const int32_t* h
     return total
 
 
-cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept nogil:
-    """Update vectors of the wrong trees of ``wk`` (first order). Features
-    are per arc, so phi(gold) - phi(tree) is the difference over the arcs
-    where the two trees differ: only those are extracted and sorted (the
+cdef int _differences(FirstOrderFeatures first, SiblingFeatures sibling, Sentence s,
+                      Work* wk) noexcept nogil:
+    """Update vectors of the wrong trees of ``wk`` (first and second order).
+    Features are per factor, so phi(gold) - phi(tree) is the difference
+    over the factors where the two trees differ: the arcs where they
+    differ and the sibling (and stop) factors of the sides of heads whose
+    dependents there differ. Only those are extracted and sorted (the
     result equals ``sparse_difference`` of the whole trees)."""
     cdef int N = s.n + 1, t, c, n_gold, n_pred, rc = DONE
     cdef size_t cap = first.tree_capacity(s)
+    if sibling is not None:
+        cap += sibling.tree_capacity(s)
     cdef uint64_t* gold_ids = <uint64_t*>malloc(cap * sizeof(uint64_t))
     cdef uint64_t* pred_ids = <uint64_t*>malloc(cap * sizeof(uint64_t))
     cdef int32_t* gold_part = <int32_t*>malloc(N * sizeof(int32_t))
     cdef int32_t* pred_part = <int32_t*>malloc(N * sizeof(int32_t))
+    cdef char* sides = <char*>malloc(2 * N * sizeof(char))
     cdef uint64_t* sort_room = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef const int32_t* tree
     if gold_ids is NULL or pred_ids is NULL or gold_part is NULL or pred_part is NULL \
-            or sort_room is NULL:
+            or sides is NULL or sort_room is NULL:
         rc = NO_MEMORY
     for t in range(wk.m if rc == DONE else 0):
         if wk.n_wrong[t] == 0:
             continue
+        tree = <const int32_t*>wk.trees + t * N
         gold_part[0] = pred_part[0] = -1
+        memset(sides, 0, 2 * N * sizeof(char))
         for c in range(1, N):
-            if wk.trees[t * N + c] != wk.gold[c]:
+            if tree[c] != wk.gold[c]:
                 gold_part[c] = wk.gold[c]
-                pred_part[c] = wk.trees[t * N + c]
+                pred_part[c] = tree[c]
+                # c left or joined a side of its gold head and of its head in the tree
+                sides[2 * wk.gold[c] + (c > wk.gold[c])] = 1
+                sides[2 * tree[c] + (c > tree[c])] = 1
             else:
                 gold_part[c] = pred_part[c] = -1
-        n_gold = _sorted_features(first, s, gold_part, gold_ids, sort_room)
-        n_pred = _sorted_features(first, s, pred_part, pred_ids, sort_room)
+        n_gold = _part_features(first, sibling, s, wk.gold, gold_part, sides, gold_ids,
+                                sort_room)
+        n_pred = _part_features(first, sibling, s, tree, pred_part, sides, pred_ids, sort_room)
         if n_gold < 0 or n_pred < 0:
             rc = NO_MEMORY
             break
@@ -205,7 +229,8 @@ cdef int _differences(FirstOrderFeatures first, Sentence s, Work* wk) noexcept n
             break
         wk.n_diff[t] = merge_sorted_counts(gold_ids, n_gold, pred_ids, n_pred,
                                            wk.idx[t], wk.val[t])
-    free(gold_ids); free(pred_ids); free(gold_part); free(pred_part); free(sort_room)
+    free(gold_ids); free(pred_ids); free(gold_part); free(pred_part); free(sides)
+    free(sort_room)
     return rc
 
 
@@ -232,7 +257,7 @@ cdef int decode_one(FirstOrderFeatures first, SiblingFeatures sibling,
         for c in range(1, N):
             wk.n_wrong[t] += wk.trees[t * N + c] != wk.gold[c]
     if differences:
-        return _differences(first, s, wk)
+        return _differences(first, sibling, s, wk)
     return DONE
 
 
@@ -280,9 +305,9 @@ def decode_for_training(list sentences, list golds, model, weights, float scale,
     extractors, decoder and training pruning) under ``scale * weights`` (a
     float32 vector), the Hamming loss added if ``loss_augmented``, as
     ``(trees, n_wrong, diffs)``: int32 (m, n+1) heads best first, each
-    tree's wrong heads, and at first order each tree's ``(idx, val)`` =
+    tree's wrong heads, and at orders 1 and 2 each tree's ``(idx, val)`` =
     phi(gold) - phi(tree) as ``sparse_difference`` gives it (None for a tree
-    without wrong heads; ``diffs`` is None from order 2)."""
+    without wrong heads; ``diffs`` is None at order 3)."""
     if n_threads < 1 or k < 1:
         raise ValueError(f"n_threads and k must be >= 1, got {n_threads}, {k}")
     if len(golds) != len(sentences):
@@ -291,7 +316,7 @@ def decode_for_training(list sentences, list golds, model, weights, float scale,
     cdef Weights w
     weights_view(weights, first.n_buckets, &w)
     cdef int m = len(sentences), i, t
-    cdef bint differences = model.sibling is None
+    cdef bint differences = model.grandparent is None
     check_sentences(sentences, first)
     trees, gold_arrays = [], []
     for sentence, gold in zip(sentences, golds):
