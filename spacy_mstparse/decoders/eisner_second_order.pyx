@@ -70,10 +70,27 @@ cdef struct KChart:
     double* score  # [kind][s][t][e]
     int* count     # [kind][s][t]
     int* bp        # [kind][s][t][e][4]: rule, r, rank a, rank b
+    # a copy of the finished cells' lists by column, [kind][t][s][e]: the
+    # rules read the cells (r, t) of every split r, which are contiguous here
+    double* col_score
+    int* col_count
 
 
 cdef inline Py_ssize_t _cell(const KChart* ch, int kind, int s, int t) noexcept nogil:
     return (<Py_ssize_t>kind * ch.N + s) * ch.N + t
+
+
+cdef inline Py_ssize_t _col(const KChart* ch, int kind, int s, int t) noexcept nogil:
+    return (<Py_ssize_t>kind * ch.N + t) * ch.N + s
+
+
+cdef inline void _finish(KChart* ch, int kind, int s, int t) noexcept nogil:
+    """Copy the list of cell (kind, s, t) to the column copy."""
+    cdef Py_ssize_t cell = _cell(ch, kind, s, t), col = _col(ch, kind, s, t)
+    cdef int e, cnt = ch.count[cell]
+    ch.col_count[col] = cnt
+    for e in range(cnt):
+        ch.col_score[col * ch.k + e] = ch.score[cell * ch.k + e]
 
 
 cdef inline void _push(KChart* ch, Py_ssize_t cell, double v, int rule, int r,
@@ -106,21 +123,17 @@ cdef inline void _push(KChart* ch, Py_ssize_t cell, double v, int rule, int r,
         ch.count[cell] = cnt + 1
 
 
-cdef inline void _combine(KChart* ch, Py_ssize_t out, Py_ssize_t left, Py_ssize_t right,
-                          double extra, int rule, int r) noexcept nogil:
-    """Push the useful pairs left[i] + right[j] + extra into cell ``out``."""
+cdef inline void _combine(KChart* ch, Py_ssize_t out, const double* A, int na,
+                          const double* B, int nb, double extra, int rule, int r) noexcept nogil:
+    """Push the useful pairs A[i] + B[j] + extra (two sorted lists of na and
+    nb scores) into cell ``out``."""
     cdef int k = ch.k
-    cdef int na = ch.count[left], nb = ch.count[right]
-    cdef const double* A = ch.score + left * k
-    cdef const double* B = ch.score + right * k
     cdef int i, j
     cdef double v
     cdef const double* worst = ch.score + out * k + (k - 1)
-    if extra == -INFINITY:
-        return      # a forbidden arc or sibling pair
+    if extra == -INFINITY or nb == 0:
+        return      # a forbidden arc or sibling pair, or nothing to pair with
     for i in range(na):
-        if nb == 0:
-            return
         if ch.count[out] == k and A[i] + B[0] + extra <= worst[0]:
             return
         for j in range(nb):
@@ -130,6 +143,13 @@ cdef inline void _combine(KChart* ch, Py_ssize_t out, Py_ssize_t left, Py_ssize_
             if ch.count[out] == k and v <= worst[0]:
                 break
             _push(ch, out, v, rule, r, i, j)
+
+
+cdef inline void _pair(KChart* ch, Py_ssize_t out, Py_ssize_t left, Py_ssize_t right_col,
+                       double extra, int rule, int r) noexcept nogil:
+    """``_combine`` of the list of cell ``left`` with that of column cell ``right_col``."""
+    _combine(ch, out, ch.score + left * ch.k, ch.count[left],
+             ch.col_score + right_col * ch.k, ch.col_count[right_col], extra, rule, r)
 
 
 cdef void _back(const KChart* ch, int kind, int s, int t, int e, int* heads) noexcept nogil:
@@ -193,12 +213,17 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
     ch.score = <double*>malloc(n_cells * k * sizeof(double))
     ch.count = <int*>malloc(n_cells * sizeof(int))
     ch.bp = <int*>malloc(n_cells * k * 4 * sizeof(int))
+    ch.col_score = <double*>malloc(n_cells * k * sizeof(double))
+    ch.col_count = <int*>malloc(n_cells * sizeof(int))
     stop = <double*>malloc(<size_t>N * N * sizeof(double))
-    if ch.score is NULL or ch.count is NULL or ch.bp is NULL or stop is NULL:
+    if ch.score is NULL or ch.count is NULL or ch.bp is NULL or stop is NULL \
+            or ch.col_score is NULL or ch.col_count is NULL:
         free(ch.score); free(ch.count); free(ch.bp); free(stop)
+        free(ch.col_score); free(ch.col_count)
         return -1
     for i in range(n_cells):
         ch.count[i] = 0
+        ch.col_count[i] = 0
     for s in range(1, N):       # row 0, the root's, stays unused
         for r in range(N):
             stop[s * N + r] = sib[(s * N + r) * N + s] if sib is not NULL else 0.0
@@ -213,50 +238,56 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
             _push(&ch, _cell(&ch, K_CL, s, s), stop[s * N], 0, s, 0, 0)
         _push(&ch, _cell(&ch, K_IR, s, s), 0.0, 0, s, 0, 0)
         _push(&ch, _cell(&ch, K_IL, s, s), 0.0, 0, s, 0, 0)
+        _finish(&ch, K_CR, s, s); _finish(&ch, K_CL, s, s); _finish(&ch, K_IL, s, s)
+    # Every rule pairs a cell of the row s (primary lists) with cells (r, t)
+    # of the column t (their copies), which each span's cells are copied to
+    # once finished: SB and IL before CL reads IL[s, t], CR and CL at the end.
     for w in range(1, n):
         for s in range(1, N - w):
             t = s + w
             # SB[s, t]: s's right subtree next to t's left subtree.
             c_out = _cell(&ch, K_SB, s, t)
             for r in range(s, t):
-                _combine(&ch, c_out, _cell(&ch, K_CR, s, r), _cell(&ch, K_CL, r + 1, t), 0.0, 0, r)
+                _pair(&ch, c_out, _cell(&ch, K_CR, s, r), _col(&ch, K_CL, r + 1, t), 0.0, 0, r)
             # IR[s, t]: arc s -> t (none if the arc is forbidden or pruned: -inf).
             c_out = _cell(&ch, K_IR, s, t)
             if arc[s * N + t] > -INFINITY:
                 extra = arc[s * N + t] + (sib[(s * N + s) * N + t] if sib is not NULL else 0.0)
-                _combine(&ch, c_out, _cell(&ch, K_IR, s, s), _cell(&ch, K_CL, s + 1, t),
-                         extra, 0, s)
+                _pair(&ch, c_out, _cell(&ch, K_IR, s, s), _col(&ch, K_CL, s + 1, t),
+                      extra, 0, s)
                 for r in range(s + 1, t):
                     extra = arc[s * N + t] + (sib[(s * N + r) * N + t] if sib is not NULL else 0.0)
-                    _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_SB, r, t),
-                             extra, 1, r)
+                    _pair(&ch, c_out, _cell(&ch, K_IR, s, r), _col(&ch, K_SB, r, t),
+                          extra, 1, r)
             # IL[s, t]: arc t -> s.
             c_out = _cell(&ch, K_IL, s, t)
             if arc[t * N + s] > -INFINITY:
                 extra = arc[t * N + s] + (sib[(t * N + t) * N + s] if sib is not NULL else 0.0)
-                _combine(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _cell(&ch, K_IL, t, t),
-                         extra, 0, t)
+                _pair(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _col(&ch, K_IL, t, t),
+                      extra, 0, t)
                 for r in range(s + 1, t):
                     extra = arc[t * N + s] + (sib[(t * N + r) * N + s] if sib is not NULL else 0.0)
-                    _combine(&ch, c_out, _cell(&ch, K_SB, s, r), _cell(&ch, K_IL, r, t),
-                             extra, 1, r)
+                    _pair(&ch, c_out, _cell(&ch, K_SB, s, r), _col(&ch, K_IL, r, t),
+                          extra, 1, r)
+            _finish(&ch, K_SB, s, t); _finish(&ch, K_IL, s, t)
             # CR[s, t] and CL[s, t], with the stop factor of the head's
             # outermost dependent r.
             c_out = _cell(&ch, K_CR, s, t)
             for r in range(s + 1, t + 1):
-                _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _cell(&ch, K_CR, r, t),
-                         stop[s * N + r], 0, r)
+                _pair(&ch, c_out, _cell(&ch, K_IR, s, r), _col(&ch, K_CR, r, t),
+                      stop[s * N + r], 0, r)
             c_out = _cell(&ch, K_CL, s, t)
             for r in range(s, t):
-                _combine(&ch, c_out, _cell(&ch, K_CL, s, r), _cell(&ch, K_IL, r, t),
-                         stop[t * N + r], 0, r)
+                _pair(&ch, c_out, _cell(&ch, K_CL, s, r), _col(&ch, K_IL, r, t),
+                      stop[t * N + r], 0, r)
+            _finish(&ch, K_CR, s, t); _finish(&ch, K_CL, s, t)
     # The root's single child m. Cell (K_CR, 0, 0) is unused by the chart
     # (row 0 is the root): borrow it for the root list.
     root_cell = _cell(&ch, K_CR, 0, 0)
     ch.count[root_cell] = 0
     for m in range(1, N):
         extra = arc[m] + (sib[m] if sib is not NULL else 0.0)   # arc[0, m], sib[0, 0, m]
-        _combine(&ch, root_cell, _cell(&ch, K_CL, 1, m), _cell(&ch, K_CR, m, n), extra, 0, m)
+        _pair(&ch, root_cell, _cell(&ch, K_CL, 1, m), _col(&ch, K_CR, m, n), extra, 0, m)
     root_count = ch.count[root_cell]
     root_score = ch.score + root_cell * k
     root_bp = ch.bp + root_cell * k * 4
@@ -269,6 +300,7 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
         _back(&ch, K_CR, m, n, root_bp[4 * e + 3], heads + e * N)
         tree_scores[e] = root_score[e]
     free(ch.score); free(ch.count); free(ch.bp); free(stop)
+    free(ch.col_score); free(ch.col_count)
     return root_count
 
 
