@@ -29,8 +29,9 @@ known arcs that no tree holds (two roots) make no update and are counted in
 ``unusable``. With every head known, training is exactly as before.
 
 Fully annotated sentences are scored, decoded and turned into constraints in
-C (``training_batch.decode_for_training``; at first order the update vector
-is built from the arcs where the trees differ, not from the whole trees),
+C (``training_batch.decode_for_training``; at first and second order the
+update vector is built from the factors where the trees differ, not from the
+whole trees),
 with one thread as with many. Parallel training (``n_threads`` > 1): the
 sentences of a block of ``parallel_batch`` sentences (rounded down to whole
 learner mini-batches, at least one) are scored, loss-augmented, k-best
