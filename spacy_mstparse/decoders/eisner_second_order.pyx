@@ -123,11 +123,14 @@ cdef inline void _push(KChart* ch, Py_ssize_t cell, double v, int rule, int r,
         ch.count[cell] = cnt + 1
 
 
-cdef inline void _combine(KChart* ch, Py_ssize_t out, const double* A, int na,
-                          const double* B, int nb, double extra, int rule, int r) noexcept nogil:
-    """Push the useful pairs A[i] + B[j] + extra (two sorted lists of na and
-    nb scores) into cell ``out``."""
+cdef inline void _combine(KChart* ch, Py_ssize_t out, Py_ssize_t left, Py_ssize_t right_col,
+                          double extra, int rule, int r) noexcept nogil:
+    """Push the useful pairs left[i] + right[j] + extra into cell ``out``:
+    ``left`` a cell's sorted list, ``right_col`` a column copy's."""
     cdef int k = ch.k
+    cdef int na = ch.count[left], nb = ch.col_count[right_col]
+    cdef const double* A = ch.score + left * k
+    cdef const double* B = ch.col_score + right_col * k
     cdef int i, j
     cdef double v
     cdef const double* worst = ch.score + out * k + (k - 1)
@@ -143,13 +146,6 @@ cdef inline void _combine(KChart* ch, Py_ssize_t out, const double* A, int na,
             if ch.count[out] == k and v <= worst[0]:
                 break
             _push(ch, out, v, rule, r, i, j)
-
-
-cdef inline void _pair(KChart* ch, Py_ssize_t out, Py_ssize_t left, Py_ssize_t right_col,
-                       double extra, int rule, int r) noexcept nogil:
-    """``_combine`` of the list of cell ``left`` with that of column cell ``right_col``."""
-    _combine(ch, out, ch.score + left * ch.k, ch.count[left],
-             ch.col_score + right_col * ch.k, ch.col_count[right_col], extra, rule, r)
 
 
 cdef void _back(const KChart* ch, int kind, int s, int t, int e, int* heads) noexcept nogil:
@@ -248,37 +244,37 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
             # SB[s, t]: s's right subtree next to t's left subtree.
             c_out = _cell(&ch, K_SB, s, t)
             for r in range(s, t):
-                _pair(&ch, c_out, _cell(&ch, K_CR, s, r), _col(&ch, K_CL, r + 1, t), 0.0, 0, r)
+                _combine(&ch, c_out, _cell(&ch, K_CR, s, r), _col(&ch, K_CL, r + 1, t), 0.0, 0, r)
             # IR[s, t]: arc s -> t (none if the arc is forbidden or pruned: -inf).
             c_out = _cell(&ch, K_IR, s, t)
             if arc[s * N + t] > -INFINITY:
                 extra = arc[s * N + t] + (sib[(s * N + s) * N + t] if sib is not NULL else 0.0)
-                _pair(&ch, c_out, _cell(&ch, K_IR, s, s), _col(&ch, K_CL, s + 1, t),
+                _combine(&ch, c_out, _cell(&ch, K_IR, s, s), _col(&ch, K_CL, s + 1, t),
                       extra, 0, s)
                 for r in range(s + 1, t):
                     extra = arc[s * N + t] + (sib[(s * N + r) * N + t] if sib is not NULL else 0.0)
-                    _pair(&ch, c_out, _cell(&ch, K_IR, s, r), _col(&ch, K_SB, r, t),
+                    _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _col(&ch, K_SB, r, t),
                           extra, 1, r)
             # IL[s, t]: arc t -> s.
             c_out = _cell(&ch, K_IL, s, t)
             if arc[t * N + s] > -INFINITY:
                 extra = arc[t * N + s] + (sib[(t * N + t) * N + s] if sib is not NULL else 0.0)
-                _pair(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _col(&ch, K_IL, t, t),
+                _combine(&ch, c_out, _cell(&ch, K_CR, s, t - 1), _col(&ch, K_IL, t, t),
                       extra, 0, t)
                 for r in range(s + 1, t):
                     extra = arc[t * N + s] + (sib[(t * N + r) * N + s] if sib is not NULL else 0.0)
-                    _pair(&ch, c_out, _cell(&ch, K_SB, s, r), _col(&ch, K_IL, r, t),
+                    _combine(&ch, c_out, _cell(&ch, K_SB, s, r), _col(&ch, K_IL, r, t),
                           extra, 1, r)
             _finish(&ch, K_SB, s, t); _finish(&ch, K_IL, s, t)
             # CR[s, t] and CL[s, t], with the stop factor of the head's
             # outermost dependent r.
             c_out = _cell(&ch, K_CR, s, t)
             for r in range(s + 1, t + 1):
-                _pair(&ch, c_out, _cell(&ch, K_IR, s, r), _col(&ch, K_CR, r, t),
+                _combine(&ch, c_out, _cell(&ch, K_IR, s, r), _col(&ch, K_CR, r, t),
                       stop[s * N + r], 0, r)
             c_out = _cell(&ch, K_CL, s, t)
             for r in range(s, t):
-                _pair(&ch, c_out, _cell(&ch, K_CL, s, r), _col(&ch, K_IL, r, t),
+                _combine(&ch, c_out, _cell(&ch, K_CL, s, r), _col(&ch, K_IL, r, t),
                       stop[t * N + r], 0, r)
             _finish(&ch, K_CR, s, t); _finish(&ch, K_CL, s, t)
     # The root's single child m. Cell (K_CR, 0, 0) is unused by the chart
@@ -287,7 +283,7 @@ cdef int eisner_second_order_decode(const float* arc, const float* sib, int n, i
     ch.count[root_cell] = 0
     for m in range(1, N):
         extra = arc[m] + (sib[m] if sib is not NULL else 0.0)   # arc[0, m], sib[0, 0, m]
-        _pair(&ch, root_cell, _cell(&ch, K_CL, 1, m), _col(&ch, K_CR, m, n), extra, 0, m)
+        _combine(&ch, root_cell, _cell(&ch, K_CL, 1, m), _col(&ch, K_CR, m, n), extra, 0, m)
     root_count = ch.count[root_cell]
     root_score = ch.score + root_cell * k
     root_bp = ch.bp + root_cell * k * 4

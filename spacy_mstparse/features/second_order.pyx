@@ -95,16 +95,24 @@ cdef inline uint64_t _stop_dist(int h, int last) noexcept nogil:
     return 3 + direction_distance(h, last)
 
 
-cdef inline void conjoined_ids(const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
-                               uint64_t mask, const Weights* w, uint64_t* ids) noexcept nogil:
+cdef inline int conjoin(const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
+                        uint64_t mask, uint64_t* ids) noexcept nogil:
     """The bucket ids of ``k`` base hashes conjoined with d1 and with d2 into
-    ``ids`` (2 per base), prefetched so that the cache misses overlap."""
+    ``ids`` (2 per base); their number."""
     cdef int j
     for j in range(k):
         ids[2 * j] = mix(bases[j], d1) & mask
         ids[2 * j + 1] = mix(bases[j], d2) & mask
-        prefetch_weight(w, ids[2 * j])
-        prefetch_weight(w, ids[2 * j + 1])
+    return 2 * k
+
+
+cdef inline void conjoined_ids(const uint64_t* bases, int k, uint64_t d1, uint64_t d2,
+                               uint64_t mask, const Weights* w, uint64_t* ids) noexcept nogil:
+    """``conjoin``, the ids prefetched so that the cache misses overlap."""
+    cdef int j
+    conjoin(bases, k, d1, d2, mask, ids)
+    for j in range(2 * k):
+        prefetch_weight(w, ids[j])
 
 
 cdef inline double ids_sum(const uint64_t* ids, int k, const Weights* w) noexcept nogil:
@@ -265,24 +273,17 @@ cdef class SiblingFeatures(FactorFeatures):  # attributes: second_order.pxd
     cdef int factor_ids(self, Sentence s, int h, int sib, int c, uint64_t* out) noexcept nogil:
         """The bucket ids of the sibling factor (h, sib, c) into ``out``; their number."""
         cdef uint64_t bases[MAX_PAIR_BASES + MAX_TAGSETS]
-        cdef int k = self.pair_bases(s, h, sib, c, bases), t, j
+        cdef int k = self.pair_bases(s, h, sib, c, bases), t
         for t in range(s.n_tagsets):
             bases[k] = self.trip_base(s, t, h, sib, c); k += 1
-        cdef uint64_t d1 = _dir(h, c), d2 = _dir_dist(sib, c) if sib != h else _dir_dist(h, c)
-        for j in range(k):
-            out[2 * j] = mix(bases[j], d1) & self.mask
-            out[2 * j + 1] = mix(bases[j], d2) & self.mask
-        return 2 * k
+        return conjoin(bases, k, _dir(h, c), _dir_dist(sib, c) if sib != h else _dir_dist(h, c),
+                       self.mask, out)
 
     cdef int stop_ids(self, Sentence s, int h, int last, uint64_t* out) noexcept nogil:
         """The bucket ids of word h's stop factor with outermost dependent ``last``."""
         cdef uint64_t bases[MAX_PAIR_BASES]
-        cdef int k = self.stop_bases(s, h, last, bases), j
-        cdef uint64_t d1 = _stop_side(h, last), d2 = _stop_dist(h, last)
-        for j in range(k):
-            out[2 * j] = mix(bases[j], d1) & self.mask
-            out[2 * j + 1] = mix(bases[j], d2) & self.mask
-        return 2 * k
+        cdef int k = self.stop_bases(s, h, last, bases)
+        return conjoin(bases, k, _stop_side(h, last), _stop_dist(h, last), self.mask, out)
 
     cdef int side_features_into(self, Sentence s, const int32_t* heads, int h, bint right,
                                 uint64_t* out) noexcept nogil:
