@@ -466,9 +466,11 @@ def test_aligned_parse_reads_the_reference_like_spacy(sample_dev):
 
 def test_the_fit_leaves_out_long_sentences_while_enough_words_remain(trained_pipeline,
                                                                        sample_dev, monkeypatch):
-    """The temperatures are fitted on the sentences of at most MAX_FIT_LENGTH
-    words when those hold at least half the words (the marginals' cost grows
-    with the cube of the length), else on all; the errors on every word."""
+    """A fit in training (the parser's ``calibrate``) scores only the
+    sentences of at most MAX_FIT_LENGTH words when those hold at least half
+    the words (the cost of scores and marginals grows with the cube of the
+    length), else all; the temperatures are fitted and the errors measured
+    on the same words."""
     import spacy
     from spacy.training import Example
 
@@ -493,4 +495,4 @@ def test_the_fit_leaves_out_long_sentences_while_enough_words_remain(trained_pip
         parser.calibrate(examples)
         calibration = parser.cfg["calibration"]
         assert calibration["fitted_on_words"] == fitted_words
-        assert calibration["head"]["words"] == total
+        assert calibration["head"]["words"] == fitted_words

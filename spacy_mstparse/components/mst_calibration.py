@@ -36,14 +36,16 @@ THRESHOLDS = (0.9, 0.99)
 FIT_SEARCH = {"low": 0.01, "high": 500.0, "grid": 13, "refine": 10, "tol": 0.03}
 # Words the temperatures are fitted on (every k-th sentence up to about this
 # many words: one number each, which a few thousand words determine); the
-# errors are measured on every word.
+# errors are measured on every word scored.
 MAX_FIT_WORDS = 5000
-# The sentences (chunks) the fit reads are at most this long, unless fewer
-# than half the words it wants are left: the marginals' cost grows with the
-# cube of the length (in the Czech CLTT dev set, legal text, the sentences
-# over 100 words hold a quarter of the words and 96% of that cost; fitted
-# without them, T moved by under 1% and the errors measured on every word
-# stayed level).
+# The sentences (chunks) a fit reads are at most this long, unless fewer
+# than half the words it wants are left: the cost of the scores and
+# marginals grows with the cube of the length (in the Czech CLTT dev set,
+# legal text, the sentences over 100 words hold a quarter of the words and
+# 96% of that cost; fitted without them, T moved by under 1% and the errors
+# measured on every word stayed level). The fits of a training (``score``,
+# ``before_to_disk``) score only these chunks and measure the errors on
+# them; ``calibrate`` and an evaluation without a fit read every word.
 MAX_FIT_LENGTH = 100
 # The calibration errors the parser's ``score`` reports (``score_keys``),
 # shown in spaCy's training output and meta.json, weighing nothing.
@@ -65,15 +67,29 @@ class Scored(NamedTuple):
     tags: List[str]               # the words' coarse tags (token.pos_)
 
 
+def _short_chunks(chunked: list, max_length: int) -> list:
+    """``chunked`` with only its chunks of at most ``max_length`` words,
+    unless those hold under half of the words a fit reads (``MAX_FIT_WORDS``,
+    or all there are): then unchanged."""
+    lengths = [end - start for *_, chunks in chunked for start, end, _ in chunks]
+    if 2 * sum(n for n in lengths if n <= max_length) < min(MAX_FIT_WORDS, sum(lengths)):
+        return chunked
+    return [(*rest, [c for c in chunks if c[1] - c[0] <= max_length]) for *rest, chunks in chunked]
+
+
 def _scored_docs(pipe, parsed: Sequence[Tuple[Doc, Sequence[Optional[int]],
-                                                Sequence[Optional[str]]]]) -> List[Scored]:
+                                                Sequence[Optional[str]]]],
+                 max_length: Optional[int] = None) -> List[Scored]:
     """The chunks of the parsed docs of ``parsed`` (doc, the gold head
     (token index) and the gold label of each of its tokens, None: unknown),
-    the docs encoded together."""
+    the docs encoded together; with ``max_length``, those of at most that
+    many words (``_short_chunks``)."""
     # labels as the Doc says them (a model's "root" is "ROOT" there)
     label_ids = {doc_label(label): i for i, label in enumerate(pipe.cfg["labels"])}
     chunked = [(doc, heads, deps, pipe.chunk_spans(pipe.sentence_spans(doc)))
                for doc, heads, deps in parsed]
+    if max_length is not None:
+        chunked = _short_chunks(chunked, max_length)
     encoded = pipe.encoder.encode_docs([(doc, [(s, e) for s, e, _ in chunks])
                                         for doc, _, _, chunks in chunked])
     out = []
@@ -99,12 +115,15 @@ def _scored_docs(pipe, parsed: Sequence[Tuple[Doc, Sequence[Optional[int]],
     return out
 
 
-def scored_examples(pipe, examples: Iterable[Example]) -> List[Scored]:
+def scored_examples(pipe, examples: Iterable[Example],
+                    max_length: Optional[int] = None) -> List[Scored]:
     """Every chunk of the examples' predicted docs with a gold head (the
-    reference's, aligned to the predicted tokens)."""
+    reference's, aligned to the predicted tokens); with ``max_length``, of
+    at most that many words (``_short_chunks``)."""
     pipe.prediction_weights()
     return _scored_docs(pipe, [(eg.predicted, *aligned_parse(eg))
-                               for eg in examples if eg.reference.has_annotation("DEP")])
+                               for eg in examples if eg.reference.has_annotation("DEP")],
+                        max_length)
 
 
 def scored_docs(pipe, gold_docs: Sequence[Doc], docs: Sequence[Doc]) -> List[Scored]:
@@ -260,8 +279,11 @@ def score_keys(fitted: Optional[Dict[str, Any]]) -> Dict[str, float]:
 
 def calibrate_on_examples(pipe, examples: Sequence[Example], fit: bool) -> Dict[str, float]:
     """What the parser's ``score`` adds: with ``fit`` (after updates), fit
-    and set the temperatures on the examples; the errors as score keys."""
-    items = scored_examples(pipe, examples)
+    and set the temperatures on the examples' chunks of at most
+    ``MAX_FIT_LENGTH`` words (``_short_chunks``: the fits of a training
+    skip the long sentences, whose marginals cost the most); the errors, on
+    the same chunks (every chunk without ``fit``), as score keys."""
+    items = scored_examples(pipe, examples, MAX_FIT_LENGTH if fit else None)
     if not items or not any((it.gold[1:] >= 0).any() for it in items):
         return {}
     if fit:
