@@ -69,6 +69,25 @@ def test_training_docs_get_jackknifed_tags(tagger_nlp, tmp_path):
     assert own > 0.97 and jackknifed < own - 0.03, (jackknifed, own)
 
 
+def test_fold_taggers_train_fold_epochs_passes(sample_train):
+    """The jackknifed tags come from fold taggers of ``fold_epochs`` passes
+    (at most ``epochs``), whatever the kept tagger's ``epochs``."""
+    def training_tags(epochs, fold_epochs):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("mst_tagger", config={"epochs": epochs, "folds": 3,
+                                           "fold_epochs": fold_epochs, "n_buckets": 1 << 16})
+        train = examples_of(sample_train, nlp, 150)
+        nlp.initialize(lambda: train)
+        tagger = nlp.get_pipe("mst_tagger")
+        return [[(t.pos_, t.tag_, str(t.morph)) for t in
+                 tagger(Doc(nlp.vocab, words=[t.text for t in eg.reference]))] for eg in train]
+
+    one_pass = training_tags(1, 1)
+    assert training_tags(4, 1) == one_pass
+    assert training_tags(1, 5) == one_pass          # capped at epochs
+    assert training_tags(4, 4) != one_pass
+
+
 def test_serialization_round_trip(tagger_nlp, sample_dev, tmp_path):
     nlp, _ = tagger_nlp
     words = [t.text for t in next(iter(read_conllu(sample_dev, nlp.vocab)))]

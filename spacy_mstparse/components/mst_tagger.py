@@ -65,26 +65,31 @@ def make_tagger_scorer():
 @Language.factory(
     "mst_tagger",
     assigns=["token.pos", "token.tag", "token.morph"],
-    default_config={"epochs": 10, "folds": 5, "n_buckets": 1 << 22, "xpos": AUTO,
-                    "feats": AUTO, "seed": 0,
+    default_config={"epochs": 10, "folds": 5, "fold_epochs": 5, "n_buckets": 1 << 22,
+                    "xpos": AUTO, "feats": AUTO, "seed": 0,
                     "scorer": {"@scorers": "spacy_mstparse.tagger_scorer.v1"}},
     default_score_weights={"pos_acc": 0.5, "tag_acc": 0.0, "morph_acc": 0.5,
                            "morph_per_feat": None},
 )
 def make_mst_tagger(nlp: Language, name: str, epochs: at_least(1), folds: at_least(0),
-                    n_buckets: power_of_two(1024), xpos: one_of(AUTO, True, False),
+                    fold_epochs: at_least(1), n_buckets: power_of_two(1024),
+                    xpos: one_of(AUTO, True, False),
                     feats: one_of(AUTO, True, False), seed: int, scorer: Optional[Callable]):
     """An averaged-perceptron tagger of UPOS, XPOS and FEATS.
 
     epochs: passes over the training sentences.
     folds: jackknifing folds for the tags the training docs get while
         ``spacy train`` runs (0 or 1: the tagger's own predictions).
+    fold_epochs: passes of each fold's tagger (at most ``epochs``): the
+        tags they give the parser's training are as useful after fewer
+        passes than the tagger the pipeline keeps.
     n_buckets: size of the hashed weight vector (a power of two).
     xpos, feats: predict that column (``auto``: when the training treebank
         gives it and, for XPOS, it says more than UPOS).
     seed: the order of the training sentences.
     """
-    return MSTTagger(nlp.vocab, name, epochs=epochs, folds=folds, n_buckets=n_buckets,
+    return MSTTagger(nlp.vocab, name, epochs=epochs, folds=folds, fold_epochs=fold_epochs,
+                     n_buckets=n_buckets,
                      xpos=xpos, feats=feats, seed=seed, scorer=scorer)
 
 
@@ -92,12 +97,12 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
     """spaCy glue around ``tagging.perceptron.TaggerModel``."""
 
     def __init__(self, vocab, name: str = "mst_tagger", *, epochs: int = 10, folds: int = 5,
-                 n_buckets: int = 1 << 22, xpos=AUTO, feats=AUTO, seed: int = 0,
-                 scorer: Optional[Callable] = score_tags):
+                 fold_epochs: int = 5, n_buckets: int = 1 << 22, xpos=AUTO, feats=AUTO,
+                 seed: int = 0, scorer: Optional[Callable] = score_tags):
         self.vocab = vocab
         self.name = name
-        self.cfg = {"epochs": epochs, "folds": folds, "n_buckets": n_buckets, "xpos": xpos,
-                    "feats": feats, "seed": seed}
+        self.cfg = {"epochs": epochs, "folds": folds, "fold_epochs": fold_epochs,
+                    "n_buckets": n_buckets, "xpos": xpos, "feats": feats, "seed": seed}
         self.scorer = scorer
         self.inventory: Optional[TagInventory] = None
         self.model: Optional[TaggerModel] = None
@@ -124,10 +129,13 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
             raise ValueError(f"[{self.name}] {err}") from None
         sentences = [self._gold_sentence(doc) for doc in docs]
         epochs, n_buckets, seed = self.cfg["epochs"], self.cfg["n_buckets"], self.cfg["seed"]
+        fold_epochs = min(self.cfg.get("fold_epochs", epochs), epochs)
         msg.text(f"[{self.name}] {len(rows)} words; predicts "
                  f"{', '.join(self.report['predicts'])}; {epochs} epochs"
-                 + (f", {self.cfg['folds']} jackknife folds" if self.cfg["folds"] > 1 else ""))
-        predicted = jackknife(self.inventory, sentences, self.cfg["folds"], epochs, n_buckets, seed)
+                 + (f", {self.cfg['folds']} jackknife folds of {fold_epochs}"
+                    if self.cfg["folds"] > 1 else ""))
+        predicted = jackknife(self.inventory, sentences, self.cfg["folds"], fold_epochs,
+                              n_buckets, seed)
         self._training_tags = {_words_key(doc): tags for doc, tags in zip(docs, predicted)}
         self.model, self.lexicon = train_model(self.inventory, sentences, epochs, n_buckets, seed)
 
