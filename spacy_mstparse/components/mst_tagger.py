@@ -89,8 +89,7 @@ def make_mst_tagger(nlp: Language, name: str, epochs: at_least(1), folds: at_lea
     seed: the order of the training sentences.
     """
     return MSTTagger(nlp.vocab, name, epochs=epochs, folds=folds, fold_epochs=fold_epochs,
-                     n_buckets=n_buckets,
-                     xpos=xpos, feats=feats, seed=seed, scorer=scorer)
+                     n_buckets=n_buckets, xpos=xpos, feats=feats, seed=seed, scorer=scorer)
 
 
 class MSTTagger(serialization.PartsSerializer, Pipe):
@@ -129,7 +128,7 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
             raise ValueError(f"[{self.name}] {err}") from None
         sentences = [self._gold_sentence(doc) for doc in docs]
         epochs, n_buckets, seed = self.cfg["epochs"], self.cfg["n_buckets"], self.cfg["seed"]
-        fold_epochs = min(self.cfg.get("fold_epochs", epochs), epochs)
+        fold_epochs = min(self.cfg["fold_epochs"], epochs)
         msg.text(f"[{self.name}] {len(rows)} words; predicts "
                  f"{', '.join(self.report['predicts'])}; {epochs} epochs"
                  + (f", {self.cfg['folds']} jackknife folds of {fold_epochs}"
