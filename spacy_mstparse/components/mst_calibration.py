@@ -67,12 +67,18 @@ class Scored(NamedTuple):
     tags: List[str]               # the words' coarse tags (token.pos_)
 
 
+def _short_suffice(lengths: Sequence[int], max_length: int, max_words: int) -> bool:
+    """Whether the chunks of at most ``max_length`` words, of chunks of these
+    lengths, hold at least half of ``max_words`` words (or of all there are)."""
+    return 2 * sum(n for n in lengths if n <= max_length) >= min(max_words, sum(lengths))
+
+
 def _short_chunks(chunked: list, max_length: int) -> list:
     """``chunked`` with only its chunks of at most ``max_length`` words,
     unless those hold under half of the words a fit reads (``MAX_FIT_WORDS``,
     or all there are): then unchanged."""
     lengths = [end - start for *_, chunks in chunked for start, end, _ in chunks]
-    if 2 * sum(n for n in lengths if n <= max_length) < min(MAX_FIT_WORDS, sum(lengths)):
+    if not _short_suffice(lengths, max_length, MAX_FIT_WORDS):
         return chunked
     return [(*rest, [c for c in chunks if c[1] - c[0] <= max_length]) for *rest, chunks in chunked]
 
@@ -183,14 +189,11 @@ def _fit_sample(items: Sequence[Scored], max_words: Optional[int]) -> List[Score
     when ``max_words`` is None."""
     if max_words is None:
         return list(items)
-
-    def size(its):
-        return sum(len(it.gold) - 1 for it in its)
-
-    short = [it for it in items if len(it.gold) - 1 <= MAX_FIT_LENGTH]
-    if 2 * size(short) >= min(max_words, size(items)):
-        items = short
-    words = size(items)
+    lengths = [len(it.gold) - 1 for it in items]
+    if _short_suffice(lengths, MAX_FIT_LENGTH, max_words):
+        items = [it for it, n in zip(items, lengths) if n <= MAX_FIT_LENGTH]
+        lengths = [n for n in lengths if n <= MAX_FIT_LENGTH]
+    words = sum(lengths)
     if words <= max_words:
         return list(items)
     step = int(numpy.ceil(words / max_words))
