@@ -17,9 +17,10 @@ spaCy's component stops at ``initialize`` when the training words give it no
 edit tree: a treebank whose LEMMA column is empty (UD has several), or whose
 lemmas are too few for ``min_tree_freq``. This one says so in one line and
 stays off: it sets no lemma, learns nothing, and the parser after it chooses
-no lemma features (``lemma = "auto"``). With lemmas it is spaCy's component,
-unchanged: same settings and defaults (taken from spaCy's factory), model,
-training, scorer and files.
+no lemma features (``lemma = "auto"``). With lemmas it is spaCy's component
+and its lexicon: spaCy's settings and defaults (taken from spaCy's factory)
+and ``lexicon``, spaCy's model, training, scorer and files (the lexicon in
+cfg).
 """
 from collections import Counter
 from typing import Callable, Dict, Iterable, Optional
@@ -63,8 +64,8 @@ class TreebankLemmatizer(EditTreeLemmatizer):
 
     @property
     def lexicon(self) -> Dict[str, str]:
-        """``"form\tUPOS"`` -> lemma (``training_lexicon``); empty with
-        ``lexicon = false``."""
+        """Form and UPOS, joined by a tab, -> lemma (``training_lexicon``);
+        empty with ``lexicon = false``."""
         return self.cfg.get("lexicon", {}) if self.cfg.get("use_lexicon", True) else {}
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
@@ -123,9 +124,9 @@ class TreebankLemmatizer(EditTreeLemmatizer):
 
 
 def training_lexicon(examples: Iterable[Example]) -> Dict[str, str]:
-    """The lexicon of the reference docs' words: ``"form\tUPOS"``, the form
-    as written and lower-cased, -> the lemma the words have most often (the
-    first seen of a tie); words without a lemma are not counted."""
+    """The lexicon of the reference docs' words: each form (as written and
+    lower-cased) and UPOS, joined by a tab, -> the lemma the words have most
+    often (the first seen of a tie); words without a lemma are not counted."""
     counts: Dict[str, Counter] = {}
     for eg in examples:
         for token in eg.reference:
