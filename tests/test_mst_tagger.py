@@ -207,6 +207,41 @@ def test_guesser_gives_the_gender_of_an_unseen_form_from_its_stem(tmp_path):
         == [str(t[1].morph) for t in tagged]
 
 
+def positional_tag(pos, morph):
+    """An XPOS spelling out UPOS, case and gender, as Czech's tags do."""
+    feats = dict(f.split("=") for f in morph.split("|")) if "=" in morph else {}
+    return pos[0] + feats.get("Case", "-")[0] + feats.get("Gender", "-")[0]
+
+
+def test_xpos_agrees_with_the_upos_and_feats_predicted(tmp_path):
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("mst_tagger", config={"epochs": 5, "folds": 2, "n_buckets": 1 << 16})
+    stems, genders, held_out = guess_lexicon()
+
+    def with_xpos(doc):
+        tags = [positional_tag(t.pos_, str(t.morph)) for t in doc]
+        return Doc(nlp.vocab, words=[t.text for t in doc], pos=[t.pos_ for t in doc], tags=tags,
+                   morphs=[str(t.morph) for t in doc])
+    train = [Example(Doc(nlp.vocab, words=[t.text for t in ref]), ref)
+             for s in stems for k in range(3) if k != held_out[s]
+             for ref in [with_xpos(guess_doc(nlp.vocab, s, genders[s], k))]]
+    nlp.initialize(lambda: train)
+    tagger = nlp.get_pipe("mst_tagger")
+    assert tagger.report["predicts"] == ["UPOS", "XPOS", "FEATS"]
+    assert tagger.report["xpos_of_feats_share"] == 1.0 and tagger.inventory.xpos_of_feats
+    seen = {(t.pos_, str(t.morph)) for eg in train for t in eg.reference}
+    tests = [with_xpos(guess_doc(nlp.vocab, s, genders[s], held_out[s])) for s in stems]
+    tagged = [nlp(Doc(nlp.vocab, words=[t.text for t in d])) for d in tests]
+    words = [t for d in tagged for t in d if (t.pos_, str(t.morph)) in seen]
+    assert len(words) > len(tests)
+    assert all(t.tag_ == positional_tag(t.pos_, str(t.morph)) for t in words)
+    nlp.to_disk(tmp_path / "nlp")
+    again = spacy.load(tmp_path / "nlp")
+    assert again.get_pipe("mst_tagger").inventory.xpos_of_feats == tagger.inventory.xpos_of_feats
+    assert [[t.tag_ for t in again(Doc(again.vocab, words=[t.text for t in d]))] for d in tests] \
+        == [[t.tag_ for t in d] for d in tagged]
+
+
 def test_tiny_treebank_with_feats():
     # three sentences: no ending has the support to guess from; the tagger
     # still learns and tags

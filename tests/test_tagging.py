@@ -172,6 +172,30 @@ def test_inventory_candidates_and_choice():
     assert inv_no_xpos.xpos == []       # XPOS a copy of UPOS: not predicted
 
 
+def test_xpos_read_from_upos_and_feats_by_hand():
+    # XPOS spells out UPOS and Number (a positional tag): 10 words, one of them off
+    words = [("NOUN", "NNS1", "Number=Sing")] * 4 + [("NOUN", "NNP1", "Number=Plur")] * 3 \
+        + [("VERB", "VB", "_")] * 2 + [("NOUN", "NNX1", "Number=Sing")]
+    rows = [TokenRow(u, x, f, "w", "w") for u, x, f in words]
+    inv, report = build_inventory(rows, predict_xpos=True, predict_feats=True)
+    assert report["xpos_of_feats_share"] == 0.9       # 9 of 10 words have their pair's XPOS
+    assert inv.xpos_of_feats == []                      # under XPOS_FROM_FEATS: chosen apart
+    inv, report = build_inventory(rows[:-1], predict_xpos=True, predict_feats=True)
+    assert report["xpos_of_feats_share"] == 1.0
+    ids = {name: {v: i for i, v in enumerate(getattr(inv, name))} for name in ("upos", "xpos", "feats")}
+    expected = {(ids["upos"][u], ids["feats"][f], ids["xpos"][x]) for u, x, f in words[:-1]}
+    assert {tuple(t) for t in inv.xpos_of_feats} == expected and len(inv.xpos_of_feats) == 3
+    noun, verb = ids["upos"]["NOUN"], ids["upos"]["VERB"]
+    plur, sing, none = ids["feats"]["Number=Plur"], ids["feats"]["Number=Sing"], ids["feats"]["_"]
+    # a VERB with Number=Plur was never seen: the XPOS predicted stays
+    upos, xpos, feats = (np.asarray(a, dtype=np.int32) for a in (
+        [noun, noun, verb, verb], [ids["xpos"][x] for x in ("VB", "VB", "NNS1", "NNS1")],
+        [plur, sing, none, plur]))
+    agreed = inv.agreeing_xpos(upos, xpos, feats)
+    assert [inv.xpos[x] for x in agreed] == ["NNP1", "NNS1", "VB", "NNS1"]
+    assert type(inv).from_dict(inv.to_dict()).xpos_of_feats == inv.xpos_of_feats
+
+
 def test_lexicon_by_hand():
     inv = inventory_of(toy_sentences(20))
     s = encode(inv, [("the", "DET", "DT", "_"), ("balon", "NOUN", "NN", "Case=Nom|Number=Sing"),

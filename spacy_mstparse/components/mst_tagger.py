@@ -13,7 +13,8 @@ own predictions on words it has learned; everywhere else (dev, parsing) it
 predicts. ``update`` learns nothing more.
 
 It writes ``token.pos``, ``token.tag`` (when the treebank's XPOS says more
-than UPOS) and ``token.morph``, and scores ``pos_acc``, ``tag_acc``,
+than UPOS; read from the UPOS and FEATS predicted where the treebank's XPOS
+is a function of them: ``tagging.inventory``) and ``token.morph``, and scores ``pos_acc``, ``tag_acc``,
 ``morph_acc`` and ``morph_per_feat`` with spaCy's ``Scorer``.
 """
 from typing import Callable, Dict, Iterable, List, Optional
@@ -40,7 +41,8 @@ from ..tagging.word_attributes import word_attributes
 from . import serialization
 from .serialization import ModelDataError
 
-FORMAT_VERSION = 3    # 2: the FEATS guesser (guesser.npz); 3: weights in blocks per feature key
+FORMAT_VERSION = 4    # 2: the FEATS guesser (guesser.npz); 3: weights in blocks per feature key;
+                      # 4: XPOS read from UPOS and FEATS (inventory's xpos_of_feats)
 AUTO = "auto"
 
 
@@ -156,8 +158,10 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
         out = []
         for doc in docs:
             tags = self._training_tags.get(_words_key(doc)) if self._training_tags else None
-            out.append(tags if tags is not None
-                       else self.model.tag(word_attributes([t.text for t in doc], self.lexicon)))
+            if tags is None:
+                tags = self.model.tag(word_attributes([t.text for t in doc], self.lexicon))
+            upos, xpos, feats = tags
+            out.append((upos, self.inventory.agreeing_xpos(upos, xpos, feats), feats))
         return out
 
     def set_annotations(self, docs: Iterable[Doc], tags: List[tuple]) -> None:

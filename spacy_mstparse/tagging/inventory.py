@@ -9,16 +9,24 @@ attribute=value pairs, which share weights across the FEATS values that
 contain them. Which columns are predicted is chosen from the training words
 with the parser's rules (``features.selection``): XPOS when it is given and
 says more than UPOS, FEATS when given on enough words.
+
+Where the treebank's XPOS is a function of UPOS and FEATS (a positional tag
+such as Czech's, which spells out the UPOS and FEATS: at least
+``XPOS_FROM_FEATS`` of the training words have the XPOS most frequent with
+their UPOS and FEATS), a word's XPOS is read from its predicted UPOS and
+FEATS (``xpos_of_feats``) rather than chosen apart from them, so that the
+three agree; pairs never seen in training keep the XPOS chosen.
 """
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 
 from ..features.selection import EMPTY, TokenRow, choose_morph, choose_tag_columns
 
 NONE = "_"
+XPOS_FROM_FEATS = 0.98   # share of the training words whose XPOS their UPOS and FEATS give
 
 
 @dataclass
@@ -29,6 +37,9 @@ class TagInventory:
     feats: List[str] = field(default_factory=list)    # empty: FEATS not predicted
     xpos_by_upos: List[List[int]] = field(default_factory=list)
     feats_by_upos: List[List[int]] = field(default_factory=list)
+    xpos_of_feats: List[List[int]] = field(default_factory=list)   # [upos, feats, xpos] ids
+    _xpos_table: Optional[Dict[Tuple[int, int], int]] = field(
+        default=None, init=False, repr=False, compare=False)
 
     @property
     def pairs(self) -> List[str]:
@@ -37,12 +48,27 @@ class TagInventory:
 
     def to_dict(self) -> dict:
         return {"upos": self.upos, "xpos": self.xpos, "feats": self.feats,
-                "xpos_by_upos": self.xpos_by_upos, "feats_by_upos": self.feats_by_upos}
+                "xpos_by_upos": self.xpos_by_upos, "feats_by_upos": self.feats_by_upos,
+                "xpos_of_feats": self.xpos_of_feats}
 
     @classmethod
     def from_dict(cls, data: dict) -> "TagInventory":
         return cls(**{k: data[k] for k in ("upos", "xpos", "feats", "xpos_by_upos",
-                                            "feats_by_upos")})
+                                            "feats_by_upos", "xpos_of_feats")})
+
+    def agreeing_xpos(self, upos: numpy.ndarray, xpos: numpy.ndarray,
+                      feats: numpy.ndarray) -> numpy.ndarray:
+        """The XPOS ids of a sentence's predicted (upos, xpos, feats) ids:
+        the XPOS of its UPOS and FEATS where ``xpos_of_feats`` has the pair,
+        else the one predicted."""
+        if not self.xpos_of_feats:
+            return xpos
+        if self._xpos_table is None:
+            self._xpos_table = {(u, f): x for u, f, x in self.xpos_of_feats}
+        table = self._xpos_table
+        return numpy.asarray([table.get((u, f), x) for u, x, f
+                              in zip(upos.tolist(), xpos.tolist(), feats.tolist())],
+                             dtype=numpy.int32)
 
     def arrays(self) -> Dict[str, numpy.ndarray]:
         """The candidate lists and the FEATS pairs as CSR int32 arrays (what
@@ -101,8 +127,34 @@ def build_inventory(rows: Iterable[TokenRow], predict_xpos="auto",
         by_upos = [sorted(index[v] for (u, v) in seen if u == name) for name in upos]
         setattr(inventory, column, names)
         setattr(inventory, column + "_by_upos", by_upos)
+    if inventory.xpos and inventory.feats:
+        table, share = xpos_function(rows, inventory)
+        report["xpos_of_feats_share"] = round(share, 4)
+        if share >= XPOS_FROM_FEATS:
+            inventory.xpos_of_feats = table
     report.update({"predicts": ["UPOS"] + (["XPOS"] if inventory.xpos else [])
                    + (["FEATS"] if inventory.feats else []),
                    "upos_classes": len(upos), "xpos_classes": len(inventory.xpos),
                    "feats_classes": len(inventory.feats)})
     return inventory, report
+
+
+def xpos_function(rows: Sequence[TokenRow], inventory: TagInventory
+                  ) -> Tuple[List[List[int]], float]:
+    """[upos, feats, xpos] ids of the XPOS most frequent with each UPOS and
+    FEATS of the training words (the first seen of a tie), and the share of
+    the words (with all three) whose XPOS it is."""
+    index = {name: {v: i for i, v in enumerate(getattr(inventory, name))}
+             for name in ("upos", "xpos", "feats")}
+    counts: Dict[Tuple[int, int], Counter] = {}
+    for r in rows:
+        f = normal_feats(r.feats)
+        if r.xpos in EMPTY or r.feats is None or f not in index["feats"] \
+                or r.xpos not in index["xpos"]:
+            continue
+        key = (index["upos"][r.upos], index["feats"][f])
+        counts.setdefault(key, Counter())[index["xpos"][r.xpos]] += 1
+    words = sum(sum(c.values()) for c in counts.values())
+    table = [[u, f, c.most_common(1)[0][0]] for (u, f), c in counts.items()]
+    agree = sum(c.most_common(1)[0][1] for c in counts.values())
+    return table, agree / words if words else 0.0
