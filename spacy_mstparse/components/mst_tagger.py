@@ -14,8 +14,9 @@ predicts. ``update`` learns nothing more.
 
 It writes ``token.pos``, ``token.tag`` (when the treebank's XPOS says more
 than UPOS; read from the UPOS and FEATS predicted where the treebank's XPOS
-is a function of them: ``tagging.inventory``) and ``token.morph``, and scores ``pos_acc``, ``tag_acc``,
-``morph_acc`` and ``morph_per_feat`` with spaCy's ``Scorer``.
+is a function of them: ``tagging.inventory``) and ``token.morph``, and
+scores ``pos_acc``, ``tag_acc``, ``morph_acc`` and ``morph_per_feat`` with
+spaCy's ``Scorer``.
 """
 from typing import Callable, Dict, Iterable, List, Optional
 
