@@ -138,7 +138,8 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
                     if self.cfg["folds"] > 1 else ""))
         predicted = jackknife(self.inventory, sentences, self.cfg["folds"], fold_epochs,
                               n_buckets, seed)
-        self._training_tags = {_words_key(doc): tags for doc, tags in zip(docs, predicted)}
+        self._training_tags = {_words_key(doc): self._agreeing(tags)
+                               for doc, tags in zip(docs, predicted)}
         self.model, self.lexicon = train_model(self.inventory, sentences, epochs, n_buckets, seed)
 
     def _gold_sentence(self, doc: Doc) -> TaggedSentence:
@@ -159,11 +160,15 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
         out = []
         for doc in docs:
             tags = self._training_tags.get(_words_key(doc)) if self._training_tags else None
-            if tags is None:
-                tags = self.model.tag(word_attributes([t.text for t in doc], self.lexicon))
-            upos, xpos, feats = tags
-            out.append((upos, self.inventory.agreeing_xpos(upos, xpos, feats), feats))
+            out.append(tags if tags is not None else self._agreeing(
+                self.model.tag(word_attributes([t.text for t in doc], self.lexicon))))
         return out
+
+    def _agreeing(self, tags: tuple) -> tuple:
+        """(upos, xpos, feats) ids with the XPOS that agrees with the UPOS and
+        FEATS (``TagInventory.agreeing_xpos``)."""
+        upos, xpos, feats = tags
+        return upos, self.inventory.agreeing_xpos(upos, xpos, feats), feats
 
     def set_annotations(self, docs: Iterable[Doc], tags: List[tuple]) -> None:
         inv = self.inventory

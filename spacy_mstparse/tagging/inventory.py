@@ -144,16 +144,12 @@ def xpos_function(rows: Sequence[TokenRow], inventory: TagInventory
     """[upos, feats, xpos] ids of the XPOS most frequent with each UPOS and
     FEATS of the training words (the first seen of a tie), and the share of
     the words (with all three) whose XPOS it is."""
-    index = {name: {v: i for i, v in enumerate(getattr(inventory, name))}
-             for name in ("upos", "xpos", "feats")}
+    upos, xpos, feats = inventory.encode([r.upos for r in rows], [r.xpos for r in rows],
+                                         [r.feats for r in rows])
     counts: Dict[Tuple[int, int], Counter] = {}
-    for r in rows:
-        f = normal_feats(r.feats)
-        if r.xpos in EMPTY or r.feats is None or f not in index["feats"] \
-                or r.xpos not in index["xpos"]:
-            continue
-        key = (index["upos"][r.upos], index["feats"][f])
-        counts.setdefault(key, Counter())[index["xpos"][r.xpos]] += 1
+    for r, u, x, f in zip(rows, upos.tolist(), xpos.tolist(), feats.tolist()):
+        if u >= 0 and x >= 0 and f >= 0 and r.xpos not in EMPTY:
+            counts.setdefault((u, f), Counter())[x] += 1
     words = sum(sum(c.values()) for c in counts.values())
     table = [[u, f, c.most_common(1)[0][0]] for (u, f), c in counts.items()]
     agree = sum(c.most_common(1)[0][1] for c in counts.values())
