@@ -88,6 +88,33 @@ def test_fold_taggers_train_fold_epochs_passes(sample_train):
     assert training_tags(4, 4) != one_pass
 
 
+def test_fold_share_blends_the_fold_taggers_into_the_kept_weights(sample_train):
+    """fold_share 0 keeps the tagger trained on every doc; fold_share s keeps
+    (1 - s) of its weights plus s of the fold taggers' mean."""
+    from spacy_mstparse.tagging.training import train_model
+
+    def kept(share):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("mst_tagger", config={"epochs": 3, "folds": 3, "fold_epochs": 2,
+                                           "fold_share": share, "n_buckets": 1 << 16})
+        train = examples_of(sample_train, nlp, 120)
+        nlp.initialize(lambda: train)
+        return nlp.get_pipe("mst_tagger")
+
+    alone, half, folds_only = kept(0.0), kept(0.5), kept(1.0)
+    sentences = [alone._gold_sentence(eg.reference)
+                 for eg in examples_of(sample_train, spacy.blank("en"), 120)]
+    full, _ = train_model(alone.inventory, sentences, 3, 1 << 16, 0)
+    np.testing.assert_array_equal(alone.model.weights, full.weights)
+    np.testing.assert_allclose(half.model.weights,
+                               0.5 * alone.model.weights + 0.5 * folds_only.model.weights,
+                               rtol=1e-5, atol=1e-6)
+    assert not np.allclose(half.model.weights, alone.model.weights)
+    nlp = spacy.blank("en")
+    with pytest.raises(Exception, match="fold_share"):
+        nlp.add_pipe("mst_tagger", config={"fold_share": 1.5})
+
+
 def test_serialization_round_trip(tagger_nlp, sample_dev, tmp_path):
     nlp, _ = tagger_nlp
     words = [t.text for t in next(iter(read_conllu(sample_dev, nlp.vocab)))]

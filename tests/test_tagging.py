@@ -9,7 +9,7 @@ from spacy_mstparse.features.selection import TokenRow
 from spacy_mstparse.tagging.guesser import build_guesser
 from spacy_mstparse.tagging.inventory import build_inventory
 from spacy_mstparse.tagging.perceptron import TaggerModel
-from spacy_mstparse.tagging.training import TaggedSentence, jackknife, train_model
+from spacy_mstparse.tagging.training import Jackknife, TaggedSentence, blend, jackknife, train_model
 from spacy_mstparse.tagging.word_attributes import (
     AMBIGUITY, FLAGS, LOWER, N_ATTRS, N_FEATURE_ATTRS, PREFIX1, SHAPE, SUFFIX1, SUFFIX3, build_lexicon,
     with_lexicon, word_attributes, word_flags, word_shape)
@@ -293,7 +293,7 @@ def test_jackknife_predicts_each_sentence_without_it():
     sentences = toy_sentences(12)
     inv = inventory_of(sentences)
     data = [encode(inv, s) for s in sentences]
-    tags = jackknife(inv, data, folds=3, epochs=2, n_buckets=N_BUCKETS)
+    tags = jackknife(inv, data, folds=3, epochs=2, n_buckets=N_BUCKETS).tags
     assert len(tags) == len(data)
     # sentence 0 is in fold 0: the same tags as a model trained on folds 1 and 2
     rest = [s for k, s in enumerate(data) if k % 3 != 0]
@@ -301,7 +301,42 @@ def test_jackknife_predicts_each_sentence_without_it():
     assert lexicon == build_lexicon((s.attrs, s.upos) for s in rest) and lexicon
     for got, want in zip(tags[0], alone.tag(with_lexicon(data[0].attrs, lexicon))):
         assert list(got) == list(want)
-    assert jackknife(inv, data, folds=1, epochs=2, n_buckets=N_BUCKETS) == []
+    assert jackknife(inv, data, folds=1, epochs=2, n_buckets=N_BUCKETS) == Jackknife([])
+
+
+def test_jackknife_keeps_the_mean_of_the_fold_taggers_weights():
+    sentences = toy_sentences(30)
+    inv = inventory_of(sentences)
+    data = [encode(inv, s) for s in sentences]
+    got = jackknife(inv, data, folds=3, epochs=2, n_buckets=N_BUCKETS, seed=4)
+    folds = [train_model(inv, [s for k, s in enumerate(data) if k % 3 != fold], epochs=2,
+                         n_buckets=N_BUCKETS, seed=5 + fold)[0] for fold in range(3)]
+    want = np.mean([m.weights for m in folds], axis=0)
+    assert np.abs(want).max() > 0
+    np.testing.assert_allclose(got.weights, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got.guess_weights, np.mean([m.guess_weights for m in folds], axis=0),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_blend_mixes_the_full_tagger_with_the_fold_taggers():
+    sentences = toy_sentences(30)
+    inv = inventory_of(sentences)
+    data = [encode(inv, s) for s in sentences]
+    jk = jackknife(inv, data, folds=3, epochs=2, n_buckets=N_BUCKETS)
+    model, lexicon = train_model(inv, data, epochs=3, n_buckets=N_BUCKETS)
+    assert blend(model, inv, jk, 0.0) is model
+    assert blend(model, inv, Jackknife([]), 0.5) is model
+    mixed = blend(model, inv, jk, 0.25)
+    np.testing.assert_allclose(mixed.weights, 0.75 * model.weights + 0.25 * jk.weights,
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(mixed.guess_weights,
+                               0.75 * model.guess_weights + 0.25 * jk.guess_weights,
+                               rtol=1e-6, atol=1e-7)
+    assert mixed.guesser_arrays()["keys"].tolist() == model.guesser_arrays()["keys"].tolist()
+    assert not np.allclose(mixed.weights, model.weights)
+    new = [encode(inv, s) for s in toy_sentences(40, seed=9)]
+    right = sum(int((mixed.tag(with_lexicon(s.attrs, lexicon))[0] == s.upos).sum()) for s in new)
+    assert right / sum(len(s.upos) for s in new) > 0.9
 
 
 def test_bad_model_arguments():

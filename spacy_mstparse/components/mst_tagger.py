@@ -6,7 +6,9 @@ from a small treebank than a neural tagger does (on the 14k training words of
 Czech CLTT: 96.8% UPOS against spaCy's morphologizer's 92.2%), and it trains in
 seconds. It learns at ``initialize``, from every training example at once,
 because it also prepares what the parser downstream learns from: the
-jackknifed tags of the training sentences (``tagging.training``). While
+jackknifed tags of the training sentences (``tagging.training``; the
+weights it keeps blend those of the jackknife's fold taggers with those of
+the tagger trained on every sentence: ``fold_share``). While
 ``spacy train`` runs, the component, listed in ``[training]
 annotating_components``, gives each training doc those tags instead of its
 own predictions on words it has learned; everywhere else (dev, parsing) it
@@ -33,11 +35,11 @@ from wasabi import msg
 
 from .. import __version__
 from ..features.selection import TokenRow
-from ..setting_types import at_least, one_of, power_of_two
+from ..setting_types import at_least, number_in, one_of, power_of_two
 from ..tagging.guesser import ARRAY_NAMES as GUESSER_ARRAYS
 from ..tagging.inventory import TagInventory, build_inventory
 from ..tagging.perceptron import TaggerModel
-from ..tagging.training import TaggedSentence, jackknife, train_model
+from ..tagging.training import TaggedSentence, blend, jackknife, train_model
 from ..tagging.word_attributes import word_attributes
 from . import serialization
 from .serialization import ModelDataError
@@ -68,14 +70,15 @@ def make_tagger_scorer():
 @Language.factory(
     "mst_tagger",
     assigns=["token.pos", "token.tag", "token.morph"],
-    default_config={"epochs": 10, "folds": 5, "fold_epochs": 5, "n_buckets": 1 << 22,
-                    "xpos": AUTO, "feats": AUTO, "seed": 0,
+    default_config={"epochs": 10, "folds": 5, "fold_epochs": 5, "fold_share": 0.5,
+                    "n_buckets": 1 << 22, "xpos": AUTO, "feats": AUTO, "seed": 0,
                     "scorer": {"@scorers": "spacy_mstparse.tagger_scorer.v1"}},
     default_score_weights={"pos_acc": 0.5, "tag_acc": 0.0, "morph_acc": 0.5,
                            "morph_per_feat": None},
 )
 def make_mst_tagger(nlp: Language, name: str, epochs: at_least(1), folds: at_least(0),
-                    fold_epochs: at_least(1), n_buckets: power_of_two(1024),
+                    fold_epochs: at_least(1), fold_share: number_in(0.0, 1.0),
+                    n_buckets: power_of_two(1024),
                     xpos: one_of(AUTO, True, False),
                     feats: one_of(AUTO, True, False), seed: int, scorer: Optional[Callable]):
     """An averaged-perceptron tagger of UPOS, XPOS and FEATS.
@@ -86,25 +89,31 @@ def make_mst_tagger(nlp: Language, name: str, epochs: at_least(1), folds: at_lea
     fold_epochs: passes of each fold's tagger (at most ``epochs``): the
         tags they give the parser's training are as useful after fewer
         passes than the tagger the pipeline keeps.
+    fold_share: the share of the fold taggers' mean weights in the weights
+        the pipeline keeps, the rest being those of the tagger trained on
+        every sentence (0: that tagger alone).
     n_buckets: size of the hashed weight vector (a power of two).
     xpos, feats: predict that column (``auto``: when the training treebank
         gives it and, for XPOS, it says more than UPOS).
     seed: the order of the training sentences.
     """
     return MSTTagger(nlp.vocab, name, epochs=epochs, folds=folds, fold_epochs=fold_epochs,
-                     n_buckets=n_buckets, xpos=xpos, feats=feats, seed=seed, scorer=scorer)
+                     fold_share=fold_share, n_buckets=n_buckets, xpos=xpos, feats=feats,
+                     seed=seed, scorer=scorer)
 
 
 class MSTTagger(serialization.PartsSerializer, Pipe):
     """spaCy glue around ``tagging.perceptron.TaggerModel``."""
 
     def __init__(self, vocab, name: str = "mst_tagger", *, epochs: int = 10, folds: int = 5,
-                 fold_epochs: int = 5, n_buckets: int = 1 << 22, xpos=AUTO, feats=AUTO,
-                 seed: int = 0, scorer: Optional[Callable] = score_tags):
+                 fold_epochs: int = 5, fold_share: float = 0.5, n_buckets: int = 1 << 22,
+                 xpos=AUTO, feats=AUTO, seed: int = 0,
+                 scorer: Optional[Callable] = score_tags):
         self.vocab = vocab
         self.name = name
         self.cfg = {"epochs": epochs, "folds": folds, "fold_epochs": fold_epochs,
-                    "n_buckets": n_buckets, "xpos": xpos, "feats": feats, "seed": seed}
+                    "fold_share": fold_share, "n_buckets": n_buckets, "xpos": xpos,
+                    "feats": feats, "seed": seed}
         self.scorer = scorer
         self.inventory: Optional[TagInventory] = None
         self.model: Optional[TaggerModel] = None
@@ -136,11 +145,12 @@ class MSTTagger(serialization.PartsSerializer, Pipe):
                  f"{', '.join(self.report['predicts'])}; {epochs} epochs"
                  + (f", {self.cfg['folds']} jackknife folds of {fold_epochs}"
                     if self.cfg["folds"] > 1 else ""))
-        predicted = jackknife(self.inventory, sentences, self.cfg["folds"], fold_epochs,
-                              n_buckets, seed)
+        jackknifed = jackknife(self.inventory, sentences, self.cfg["folds"], fold_epochs,
+                               n_buckets, seed)
         self._training_tags = {_words_key(doc): self._agreeing(tags)
-                               for doc, tags in zip(docs, predicted)}
-        self.model, self.lexicon = train_model(self.inventory, sentences, epochs, n_buckets, seed)
+                               for doc, tags in zip(docs, jackknifed.tags)}
+        model, self.lexicon = train_model(self.inventory, sentences, epochs, n_buckets, seed)
+        self.model = blend(model, self.inventory, jackknifed, self.cfg["fold_share"])
 
     def _gold_sentence(self, doc: Doc) -> TaggedSentence:
         upos, xpos, feats = self.inventory.encode([t.pos_ for t in doc], [t.tag_ for t in doc],
