@@ -91,7 +91,8 @@ def test_fold_taggers_train_fold_epochs_passes(sample_train):
 def test_fold_share_blends_the_fold_taggers_into_the_kept_weights(sample_train):
     """fold_share 0 keeps the tagger trained on every doc; fold_share s keeps
     (1 - s) of its weights plus s of the fold taggers' mean."""
-    from spacy_mstparse.tagging.training import train_model
+    from spacy_mstparse.tagging.training import TaggedSentence, train_model
+    from spacy_mstparse.tagging.word_attributes import word_attributes
 
     def kept(share):
         nlp = spacy.blank("en")
@@ -102,8 +103,9 @@ def test_fold_share_blends_the_fold_taggers_into_the_kept_weights(sample_train):
         return nlp.get_pipe("mst_tagger")
 
     alone, half, folds_only = kept(0.0), kept(0.5), kept(1.0)
-    sentences = [alone._gold_sentence(eg.reference)
-                 for eg in examples_of(sample_train, spacy.blank("en"), 120)]
+    refs = [eg.reference for eg in examples_of(sample_train, spacy.blank("en"), 120)]
+    sentences = [TaggedSentence(word_attributes([t.text for t in d]), *alone.inventory.encode(
+        [t.pos_ for t in d], [t.tag_ for t in d], [str(t.morph) for t in d])) for d in refs]
     full, _ = train_model(alone.inventory, sentences, 3, 1 << 16, 0)
     np.testing.assert_array_equal(alone.model.weights, full.weights)
     np.testing.assert_allclose(half.model.weights,
